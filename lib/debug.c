@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * debug.c - radix_tree_verify() and the assertion handler of debug builds.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+
+#include "internal.h"
+
+#ifdef RT_DEBUG
+void rt_assert_fail(const char *cond, const char *file, int line, const char *func)
+{
+	fprintf(stderr, "rcuradix: %s:%d: %s: assertion '%s' failed\n", file, line, func, cond);
+	abort();
+}
+#endif
+
+struct rt_verify {
+	const struct radix_tree_root *root;
+	unsigned long nodes;
+	bool failed;
+};
+
+static bool rt_verify_fail(struct rt_verify *v, unsigned long index, unsigned int level,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static bool rt_verify_fail(struct rt_verify *v, unsigned long index, unsigned int level,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!v->failed) {
+		fprintf(stderr, "rcuradix: radix_tree_verify(%p): node at level %u covering "
+				"index %#lx: ", (const void *)v->root, level, index);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	v->failed = true;
+	return false;
+}
+
+/*
+ * Check the subtree of @entry (expected at @level, covering keys from
+ * @base); on return, @tags_out[t] says whether anything in it bears tag t.
+ */
+static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int level,
+			   unsigned long base, bool *tags_out)
+{
+	const struct rt_node *node = rt_entry_node(entry);
+	unsigned int i, tag, count = 0;
+
+	v->nodes++;
+	if (!rt_is_internal(entry) || rt_entry_level(entry) != level || node->level != level)
+		return rt_verify_fail(v, base, level, "bad entry encoding or level (entry %p)",
+				      entry);
+	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
+		if (RT_MAP_SIZE < RT_BITS_PER_LONG && (node->tags[tag] >> RT_MAP_SIZE))
+			return rt_verify_fail(v, base, level, "tag %u bits beyond the slots", tag);
+		tags_out[tag] = node->tags[tag] != 0;
+	}
+	for (i = 0; i < RT_MAP_SIZE; i++) {
+		const void *slot = node->slots[i];
+		unsigned long index = base | ((unsigned long)i << rt_shift(level));
+		bool below[RADIX_TREE_MAX_TAGS] = { false };
+
+		if (!slot) {
+			for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+				if (node->tags[tag] & (1UL << i))
+					return rt_verify_fail(v, index, level,
+							      "empty slot %u bears tag %u", i, tag);
+			continue;
+		}
+		count++;
+		if (level == 0) {
+			if (!rt_item_valid(slot))
+				return rt_verify_fail(v, index, level,
+						      "slot %u holds a non-item %p", i, slot);
+			continue;
+		}
+		if (!rt_verify_node(v, slot, level - 1, index, below))
+			return false;
+		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+			if (below[tag] != ((node->tags[tag] >> i) & 1UL))
+				return rt_verify_fail(v, index, level,
+						      "tag %u bit of slot %u is %lu but the "
+						      "subtree says %d", tag, i,
+						      (node->tags[tag] >> i) & 1UL, below[tag]);
+	}
+	if (count == 0)
+		return rt_verify_fail(v, base, level, "empty node still linked");
+	if (count != node->count)
+		return rt_verify_fail(v, base, level, "count %u but %u slots used",
+				      node->count, count);
+	return true;
+}
+
+static int rt_verify_locked(const struct radix_tree_root *root)
+{
+	struct rt_verify v = { root, 0, false };
+	bool tags[RADIX_TREE_MAX_TAGS] = { false };
+	const void *top = root->rnode;
+	unsigned int tag, level;
+
+	if (!top) {
+		if (root->tags || root->nr_nodes)
+			rt_verify_fail(&v, 0, 0, "empty tree with tags %#lx, %lu nodes",
+				       root->tags, root->nr_nodes);
+		return v.failed ? -EUCLEAN : 0;
+	}
+	level = rt_entry_level(top);
+	if (root->tags >> RADIX_TREE_MAX_TAGS)
+		rt_verify_fail(&v, 0, level, "root tag bits beyond MAX_TAGS: %#lx", root->tags);
+	else if (rt_verify_node(&v, top, level, 0, tags)) {
+		const struct rt_node *node = rt_entry_node(top);
+
+		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+			if (tags[tag] != ((root->tags >> tag) & 1UL))
+				rt_verify_fail(&v, 0, level, "root tag %u summary is wrong", tag);
+		if (level > 0 && node->count == 1 && node->slots[0])
+			rt_verify_fail(&v, 0, level, "height not minimal (top holds only slot 0)");
+		if (v.nodes != root->nr_nodes)
+			rt_verify_fail(&v, 0, level, "tree counts %lu nodes, found %lu",
+				       root->nr_nodes, v.nodes);
+	}
+	return v.failed ? -EUCLEAN : 0;
+}
+
+RCURADIX_API int radix_tree_verify(const struct radix_tree_root *root)
+{
+	struct radix_tree_root *rw = (struct radix_tree_root *)root;
+	int ret;
+
+	if (!root)
+		return -EINVAL;
+	rt_lock(rw);
+	ret = rt_verify_locked(root);
+	rt_unlock(rw);
+	return ret;
+}

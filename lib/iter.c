@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * iter.c - the walk engine (radix_tree_next_chunk) and everything built on
+ * it: the iterators' exported helpers and the gang lookups.
+ *
+ * A walk proceeds chunk by chunk, a chunk being the slots of one leaf from
+ * the first present (or tagged) key onwards.  Each chunk costs one descent
+ * from the root; inside a chunk the inline radix_tree_next_slot() streams
+ * through the slots.  Progress: every step either descends or strictly
+ * increases the index it searches from, so a walk terminates even on stale
+ * tags or a tree that a writer keeps reshaping; an index that would pass
+ * ULONG_MAX ends the walk instead of wrapping to 0.
+ */
+#include "config.h"
+
+#include "internal.h"
+
+RCURADIX_API void **radix_tree_iter_init(struct radix_tree_iter *iter, unsigned long start)
+{
+	if (iter) {
+		iter->index = 0;
+		iter->next_index = start;
+		iter->tags = 0;
+		iter->done = 0;
+	}
+	return NULL;
+}
+
+/* First slot >= @offset of @node that holds something, or RT_MAP_SIZE. */
+static unsigned int rt_next_present(struct rt_node *node, unsigned int offset)
+{
+	for (; offset < RT_MAP_SIZE; offset++)
+		if (CMM_LOAD_SHARED(node->slots[offset]))
+			return offset;
+	return RT_MAP_SIZE;
+}
+
+/* First slot >= @offset of @node whose @tag bit is set, or RT_MAP_SIZE. */
+static unsigned int rt_next_tagged(struct rt_node *node, unsigned int tag, unsigned int offset)
+{
+	unsigned long bits = rt_tag_load(node->tags[tag]) & (~0UL << offset);
+
+	return bits ? (unsigned int)__builtin_ctzl(bits) : RT_MAP_SIZE;
+}
+
+/* Found the chunk: fill @iter and return the slot. */
+static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
+			     unsigned long index, unsigned int offset, int tag)
+{
+	iter->index = index;
+	iter->next_index = (index | RT_MAP_MASK) + 1;
+	if (iter->next_index == 0)
+		iter->done = 1;  /* this chunk ends at ULONG_MAX: no next one */
+	iter->tags = tag < 0 ? 0 : rt_tag_load(node->tags[tag]) >> offset;
+	return &node->slots[offset];
+}
+
+RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
+					  struct radix_tree_iter *iter, unsigned int flags)
+{
+	bool contig = flags & RADIX_TREE_ITER_CONTIG;
+	int tag = flags & RADIX_TREE_ITER_TAGGED ? (int)(flags & RADIX_TREE_ITER_TAG_MASK) : -1;
+	unsigned long index;
+
+	if (!root || !iter || iter->done || tag >= RADIX_TREE_MAX_TAGS)
+		return NULL;
+	index = iter->next_index;
+restart:
+	{
+		void *entry = rt_load(root->rnode);
+		unsigned int level;
+
+		if (!entry || (tag >= 0 && !(rt_tag_load(root->tags) & (1UL << tag))))
+			goto end;
+		level = rt_entry_level(entry);
+		if (index > rt_level_maxindex(level))
+			goto end;
+		for (;;) {
+			struct rt_node *node = rt_entry_node(entry);
+			unsigned int offset = rt_offset(index, level);
+			void *child;
+			unsigned int found = tag >= 0 ? rt_next_tagged(node, (unsigned int)tag, offset)
+						      : rt_next_present(node, offset);
+
+			if (found != offset) {
+				if (contig)
+					goto end;  /* a hole ends a contiguous walk */
+				if (found == RT_MAP_SIZE) {
+					/* Nothing left in this node: continue after
+					 * its whole range, from the root. */
+					index = (index | rt_level_maxindex(level)) + 1;
+					if (index == 0)
+						goto end;
+					goto restart;
+				}
+				index = rt_index_at(index, level, found);
+			}
+			if (level == 0)
+				return rt_chunk_found(iter, node, index, found, tag);
+			child = rt_load(node->slots[found]);
+			if (!child) {
+				/* A stale tag or a concurrent delete: skip the
+				 * slot's range and go on in this node or above. */
+				if (contig)
+					goto end;
+				index = rt_next_slot_index(index, level);
+				if (index == 0)
+					goto end;
+				if (found == RT_MAP_SIZE - 1)
+					goto restart;
+				continue;
+			}
+			entry = child;
+			level = rt_entry_level(entry);
+		}
+	}
+end:
+	iter->done = 1;
+	return NULL;
+}
+
+RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *iter)
+{
+	(void)slot;
+	if (!iter)
+		return NULL;
+	if (iter->index == ULONG_MAX)
+		iter->done = 1;
+	iter->next_index = iter->index + 1;
+	iter->tags = 0;
+	return NULL;
+}
+
+RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
+					  struct radix_tree_iter *iter, void **slot)
+{
+	struct rt_path path;
+	bool leaf_freed = false;
+	void *item;
+
+	if (!root || !root->flavor || !iter || !slot)
+		return NULL;
+	if (!rt_lock_held(root)) {
+		rt_debug_msg("radix_tree_iter_delete: the tree lock is not held; refused\n");
+		return NULL;
+	}
+	if (rt_descend(root, iter->index, &path) != slot || !*slot)
+		return NULL;
+	item = rt_delete_at(root, &path, &leaf_freed);
+	/* A freed leaf must not be read again: end the chunk here, the next
+	 * step re-descends from the following key (the leaf was empty, so
+	 * nothing is skipped). */
+	if (leaf_freed)
+		radix_tree_iter_resume(slot, iter);
+	return item;
+}
+
+/* ---- gang lookups ------------------------------------------------------ */
+
+/*
+ * Collect up to @max present items (or their slots) from @first, walking
+ * with @flags.  Each item is loaded once; a slot that reads NULL (deleted
+ * since its chunk was found) is skipped, so every result is an item that
+ * was present during the call.
+ */
+static unsigned int rt_gang(const struct radix_tree_root *root, void **items, void ***slots,
+			    unsigned long *indices, unsigned long first, unsigned int max,
+			    unsigned int flags)
+{
+	struct radix_tree_iter iter;
+	unsigned int n = 0;
+	void **slot;
+
+	if (!root || !max)
+		return 0;
+	for (slot = radix_tree_iter_init(&iter, first);
+	     slot || (slot = radix_tree_next_chunk(root, &iter, flags));
+	     slot = radix_tree_next_slot(slot, &iter, flags)) {
+		void *item = rt_load(*slot);
+
+		if (!item)
+			continue;
+		if (items)
+			items[n] = item;
+		else
+			slots[n] = slot;
+		if (indices)
+			indices[n] = iter.index;
+		if (++n == max)
+			break;
+	}
+	return n;
+}
+
+RCURADIX_API unsigned int radix_tree_gang_lookup(const struct radix_tree_root *root,
+						 void **results, unsigned long first_index,
+						 unsigned int max_items)
+{
+	return results ? rt_gang(root, results, NULL, NULL, first_index, max_items, 0) : 0;
+}
+
+RCURADIX_API unsigned int radix_tree_gang_lookup_slot(const struct radix_tree_root *root,
+						      void ***results, unsigned long *indices,
+						      unsigned long first_index,
+						      unsigned int max_items)
+{
+	return results ? rt_gang(root, NULL, results, indices, first_index, max_items, 0) : 0;
+}
+
+RCURADIX_API unsigned int radix_tree_gang_lookup_tag(const struct radix_tree_root *root,
+						     void **results, unsigned long first_index,
+						     unsigned int max_items, unsigned int tag)
+{
+	if (!results || tag >= RADIX_TREE_MAX_TAGS)
+		return 0;
+	return rt_gang(root, results, NULL, NULL, first_index, max_items,
+		       RADIX_TREE_ITER_TAGGED | tag);
+}
+
+RCURADIX_API unsigned int radix_tree_gang_lookup_tag_slot(const struct radix_tree_root *root,
+							  void ***results, unsigned long *indices,
+							  unsigned long first_index,
+							  unsigned int max_items, unsigned int tag)
+{
+	if (!results || tag >= RADIX_TREE_MAX_TAGS)
+		return 0;
+	return rt_gang(root, NULL, results, indices, first_index, max_items,
+		       RADIX_TREE_ITER_TAGGED | tag);
+}

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * node.c - where nodes come from and where they go: the allocator backend,
+ * deferred freeing with call_rcu, the library-wide counters, the record of
+ * flavors in use (for the unload-time barrier) and fault injection.
+ *
+ * Backends (./configure --with-node-allocator=...):
+ *   slab      (default) nodes carved from 64 KiB slabs obtained from
+ *             jemalloc with mallocx()/sdallocx(): a 576-byte node costs 580
+ *             bytes instead of the 640 of jemalloc's nearest size class.
+ *             Per-thread caching is the preload reserve (preload.c), so the
+ *             pool's lock is taken once per batch.
+ *   jemalloc  one mallocx()/sdallocx() per node (640-byte class), through
+ *             jemalloc's automatic thread cache.
+ *   libc      aligned_alloc()/free() per node, so that AddressSanitizer and
+ *             valgrind see every node.
+ * jemalloc stays private to the library: only mallocx/sdallocx/nallocx are
+ * called, never malloc, and the .pc file keeps -ljemalloc out of Libs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "internal.h"
+
+#if defined(RT_ALLOC_SLAB) || defined(RT_ALLOC_JEMALLOC)
+#include <jemalloc/jemalloc.h>
+#endif
+
+struct rt_counters rt_counters;
+
+/* ---- fault injection --------------------------------------------------- */
+
+static unsigned long rt_fault_countdown;  /* 0: disarmed */
+static int rt_fault_always;
+
+void rt_fault_fail_nth(unsigned long n)
+{
+	uatomic_set(&rt_fault_countdown, n);
+}
+
+void rt_fault_fail_all(bool on)
+{
+	uatomic_set(&rt_fault_always, on ? 1 : 0);
+}
+
+/* Should this backend allocation fail?  Counts down atomically so that
+ * exactly one allocation (the n-th) fails even with several threads. */
+static bool rt_fault_hit(void)
+{
+	unsigned long left;
+
+	if (caa_unlikely(uatomic_read(&rt_fault_always)))
+		return true;
+	left = uatomic_read(&rt_fault_countdown);
+	while (caa_unlikely(left)) {
+		unsigned long seen = uatomic_cmpxchg(&rt_fault_countdown, left, left - 1);
+
+		if (seen == left)
+			return left == 1;
+		left = seen;
+	}
+	return false;
+}
+
+/* ---- backends ---------------------------------------------------------- */
+
+#if defined(RT_ALLOC_SLAB)
+
+#define RT_SLAB_SIZE (64UL * 1024)
+#define RT_SLAB_HEADER 64UL
+#define RT_SLAB_NODES ((unsigned int)((RT_SLAB_SIZE - RT_SLAB_HEADER) / RT_NODE_SIZE))
+
+/*
+ * A slab: its header in the first line, then RT_SLAB_NODES nodes.  Slabs are
+ * aligned to their size, so a node finds its slab by masking its address.
+ */
+struct rt_slab {
+	struct rt_slab *prev, *next;  /* in rt_pool.partial. W, R: rt_pool.lock */
+	struct rt_node *free;         /* returned nodes, linked through slots[0] */
+	unsigned int nfree;           /* free nodes (list + never used) */
+	unsigned int bump;            /* nodes [bump, RT_SLAB_NODES) never used */
+};
+_Static_assert(sizeof(struct rt_slab) <= RT_SLAB_HEADER, "slab header fits one line");
+
+static struct {
+	pthread_mutex_t lock;
+	struct rt_slab *partial;  /* slabs with free nodes */
+} rt_pool = { PTHREAD_MUTEX_INITIALIZER, NULL };
+
+static void rt_slab_link(struct rt_slab *slab)
+{
+	slab->prev = NULL;
+	slab->next = rt_pool.partial;
+	if (slab->next)
+		slab->next->prev = slab;
+	rt_pool.partial = slab;
+}
+
+static void rt_slab_unlink(struct rt_slab *slab)
+{
+	if (slab->prev)
+		slab->prev->next = slab->next;
+	else
+		rt_pool.partial = slab->next;
+	if (slab->next)
+		slab->next->prev = slab->prev;
+}
+
+static struct rt_slab *rt_slab_new(void)
+{
+	struct rt_slab *slab = mallocx(RT_SLAB_SIZE, MALLOCX_ALIGN(RT_SLAB_SIZE));
+	if (!slab)
+		return NULL;
+	slab->free = NULL;
+	slab->nfree = RT_SLAB_NODES;
+	slab->bump = 0;
+	uatomic_add(&rt_counters.backing_bytes, RT_SLAB_SIZE);
+	return slab;
+}
+
+/* An empty slab goes straight back: jemalloc keeps recently freed extents
+ * warm, so churn at a slab boundary stays cheap. */
+static void rt_slab_release(struct rt_slab *slab)
+{
+	uatomic_sub(&rt_counters.backing_bytes, RT_SLAB_SIZE);
+	sdallocx(slab, RT_SLAB_SIZE, MALLOCX_ALIGN(RT_SLAB_SIZE));
+}
+
+static struct rt_node *rt_slab_take(struct rt_slab *slab)
+{
+	struct rt_node *node = slab->free;
+
+	if (node)
+		slab->free = node->slots[0];
+	else
+		node = (struct rt_node *)((char *)slab + RT_SLAB_HEADER +
+					  slab->bump++ * RT_NODE_SIZE);
+	if (--slab->nfree == 0)
+		rt_slab_unlink(slab);
+	return node;
+}
+
+static unsigned int rt_backend_get(struct rt_node **nodes, unsigned int n)
+{
+	unsigned int got = 0;
+
+	pthread_mutex_lock(&rt_pool.lock);
+	while (got < n && !rt_fault_hit()) {
+		if (!rt_pool.partial) {
+			struct rt_slab *slab = rt_slab_new();
+
+			if (!slab)
+				break;
+			rt_slab_link(slab);
+		}
+		nodes[got++] = rt_slab_take(rt_pool.partial);
+	}
+	pthread_mutex_unlock(&rt_pool.lock);
+	return got;
+}
+
+static void rt_backend_put(struct rt_node **nodes, unsigned int n)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&rt_pool.lock);
+	for (i = 0; i < n; i++) {
+		struct rt_slab *slab = (struct rt_slab *)((uintptr_t)nodes[i] & ~(RT_SLAB_SIZE - 1));
+
+		nodes[i]->slots[0] = slab->free;
+		slab->free = nodes[i];
+		if (slab->nfree++ == 0)
+			rt_slab_link(slab);
+		if (slab->nfree == RT_SLAB_NODES) {
+			rt_slab_unlink(slab);
+			rt_slab_release(slab);
+		}
+	}
+	pthread_mutex_unlock(&rt_pool.lock);
+}
+
+unsigned long rt_backend_overhead_bytes(unsigned long nodes)
+{
+	/* The slab header and tail, spread over the slab's nodes. */
+	return nodes * (RT_SLAB_SIZE - RT_SLAB_NODES * RT_NODE_SIZE) / RT_SLAB_NODES;
+}
+
+#elif defined(RT_ALLOC_JEMALLOC)
+
+#define RT_NODE_FLAGS MALLOCX_ALIGN(RT_NODE_ALIGN)
+
+static unsigned int rt_backend_get(struct rt_node **nodes, unsigned int n)
+{
+	unsigned int got = 0;
+
+	while (got < n && !rt_fault_hit()) {
+		struct rt_node *node = mallocx(RT_NODE_SIZE, RT_NODE_FLAGS);
+
+		if (!node)
+			break;
+		uatomic_add(&rt_counters.backing_bytes, nallocx(RT_NODE_SIZE, RT_NODE_FLAGS));
+		nodes[got++] = node;
+	}
+	return got;
+}
+
+static void rt_backend_put(struct rt_node **nodes, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uatomic_sub(&rt_counters.backing_bytes, nallocx(RT_NODE_SIZE, RT_NODE_FLAGS));
+		sdallocx(nodes[i], RT_NODE_SIZE, RT_NODE_FLAGS);
+	}
+}
+
+unsigned long rt_backend_overhead_bytes(unsigned long nodes)
+{
+	return nodes * (nallocx(RT_NODE_SIZE, RT_NODE_FLAGS) - RT_NODE_SIZE);
+}
+
+#elif defined(RT_ALLOC_LIBC)
+
+static unsigned int rt_backend_get(struct rt_node **nodes, unsigned int n)
+{
+	unsigned int got = 0;
+
+	while (got < n && !rt_fault_hit()) {
+		struct rt_node *node = aligned_alloc(RT_NODE_ALIGN, RT_NODE_SIZE);
+
+		if (!node)
+			break;
+		uatomic_add(&rt_counters.backing_bytes, RT_NODE_SIZE);
+		nodes[got++] = node;
+	}
+	return got;
+}
+
+static void rt_backend_put(struct rt_node **nodes, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uatomic_sub(&rt_counters.backing_bytes, RT_NODE_SIZE);
+		free(nodes[i]);
+	}
+}
+
+unsigned long rt_backend_overhead_bytes(unsigned long nodes)
+{
+	(void)nodes;
+	return 0;
+}
+
+#else
+#error "define one of RT_ALLOC_SLAB, RT_ALLOC_JEMALLOC, RT_ALLOC_LIBC"
+#endif
+
+/* Counted entry points used by preload.c. */
+unsigned int rt_backend_alloc(struct rt_node **nodes, unsigned int n)
+{
+	unsigned int got = rt_backend_get(nodes, n);
+
+	uatomic_add(&rt_counters.allocated, got);
+	if (got < n)
+		uatomic_inc(&rt_counters.failures);
+	return got;
+}
+
+void rt_backend_free(struct rt_node **nodes, unsigned int n)
+{
+	if (!n)
+		return;
+	rt_backend_put(nodes, n);
+	uatomic_add(&rt_counters.freed, n);
+}
+
+/* ---- nodes for one operation ------------------------------------------- */
+
+int rt_nodes_get(struct rt_node **nodes, unsigned int n, bool may_alloc)
+{
+	if (n == 0)
+		return 0;
+	if (rt_reserve_take(nodes, n, may_alloc) < n)
+		return -ENOMEM;
+	return 0;
+}
+
+void rt_node_init(struct rt_node *node, unsigned int level)
+{
+	memset(node, 0, sizeof(*node));
+	node->level = level;
+}
+
+/* ---- deferred free ----------------------------------------------------- */
+
+/* Flavors that have queued callbacks: each needs a barrier before unload. */
+#define RT_MAX_FLAVORS 8
+static const struct rcu_flavor_struct *rt_flavors[RT_MAX_FLAVORS];
+static pthread_mutex_t rt_flavors_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void rt_flavor_note(const struct rcu_flavor_struct *flavor)
+{
+	unsigned int i;
+
+	/* Fast path: already recorded (entries are written once, under the
+	 * lock, and never change; a stale NULL only sends us to the lock). */
+	for (i = 0; i < RT_MAX_FLAVORS; i++) {
+		const struct rcu_flavor_struct *f = CMM_LOAD_SHARED(rt_flavors[i]);
+
+		if (f == flavor)
+			return;
+		if (!f)
+			break;
+	}
+	pthread_mutex_lock(&rt_flavors_lock);
+	for (i = 0; i < RT_MAX_FLAVORS && rt_flavors[i] != flavor; i++) {
+		if (!rt_flavors[i]) {
+			CMM_STORE_SHARED(rt_flavors[i], flavor);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rt_flavors_lock);
+}
+
+static void rt_node_free_rcu(struct rcu_head *head)
+{
+	struct rt_node *node = caa_container_of(head, struct rt_node, rcu);
+
+	rt_backend_free(&node, 1);
+	/* Pairs with the increment in rt_node_free_deferred(); atomic because
+	 * the call_rcu worker and writers update it concurrently. */
+	uatomic_dec(&rt_counters.pending);
+}
+
+void rt_node_free_deferred(const struct radix_tree_root *root, struct rt_node *node)
+{
+	unsigned long pending, peak;
+
+	rt_flavor_note(root->flavor);
+	/* Count before queueing, so the callback's decrement never sees the
+	 * counter go below zero. */
+	pending = uatomic_add_return(&rt_counters.pending, 1);
+	peak = uatomic_read(&rt_counters.pending_peak);
+	while (pending > peak) {
+		unsigned long seen = uatomic_cmpxchg(&rt_counters.pending_peak, peak, pending);
+
+		if (seen == peak)
+			break;
+		peak = seen;
+	}
+	/* The node is unreachable for new readers; readers that already hold
+	 * it finish before the callback frees it, one grace period later. */
+	root->flavor->update_call_rcu(&node->rcu, rt_node_free_rcu);
+}
+
+/* ---- stats ------------------------------------------------------------- */
+
+RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size)
+{
+	if (!stats || size < sizeof(*stats))
+		return -EINVAL;
+	memset(stats, 0, size);
+	stats->nodes_allocated = uatomic_read(&rt_counters.allocated);
+	stats->nodes_freed = uatomic_read(&rt_counters.freed);
+	stats->nodes_live = stats->nodes_allocated - stats->nodes_freed;
+	stats->nodes_reserved = uatomic_read(&rt_counters.reserved);
+	stats->nodes_pending = uatomic_read(&rt_counters.pending);
+	stats->nodes_pending_peak = uatomic_read(&rt_counters.pending_peak);
+	stats->alloc_failures = uatomic_read(&rt_counters.failures);
+	stats->node_size = RT_NODE_SIZE;
+	stats->backing_bytes = uatomic_read(&rt_counters.backing_bytes);
+	return 0;
+}
+
+RCURADIX_API int radix_tree_memory(const struct radix_tree_root *root,
+				   struct radix_tree_memstat *mem)
+{
+	struct radix_tree_root *rw = (struct radix_tree_root *)root;
+
+	if (!root || !mem)
+		return -EINVAL;
+	rt_lock(rw);  /* nr_nodes is a writer-side field */
+	mem->nodes = root->nr_nodes;
+	rt_unlock(rw);
+	mem->node_bytes = mem->nodes * RT_NODE_SIZE;
+	mem->bytes = mem->node_bytes + rt_backend_overhead_bytes(mem->nodes);
+	return 0;
+}
+
+RCURADIX_API const char *rcuradix_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+/* ---- unload ------------------------------------------------------------ */
+
+/*
+ * Callbacks queued with call_rcu point into this library's code.  Before the
+ * library can be unmapped (dlclose, or exit), wait for them with each used
+ * flavor's barrier().  Only when some are pending: at exit a barrier waits
+ * for a grace period, which an idle program should not pay for.
+ */
+__attribute__((destructor)) static void rt_node_fini(void)
+{
+	unsigned int i;
+
+	rt_preload_fini();
+	if (uatomic_read(&rt_counters.pending) == 0)
+		return;
+	for (i = 0; i < RT_MAX_FLAVORS && rt_flavors[i]; i++)
+		rt_flavors[i]->barrier();
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * concurrent.c - lock-free readers against a writer, memb and qsbr flavors.
+ *
+ * The writer inserts and deletes "churn" keys, among them keys near 2^40
+ * and ULONG_MAX that make the tree grow to full height and shrink back, and
+ * frees deleted items through call_rcu, which marks them DEAD and poisons
+ * them before free().  Readers check, with every kind of lookup, that:
+ *   - every item they see is LIVE and carries the key it was found under
+ *     (a DEAD or poisoned item means a node or item was reclaimed before a
+ *     grace period, or a lookup followed a stale path to the wrong key);
+ *   - every "stable" key (inserted before the readers start, never touched
+ *     again) is always found, including by gang lookups spanning it;
+ *   - keys of a range nobody ever fills are never found;
+ *   - gang lookups return strictly ascending keys >= first whose items
+ *     carry exactly the returned index.
+ * Failures are counted in the threads and asserted in the main thread.
+ */
+#include "helpers.h"
+
+#include <errno.h>
+
+extern const struct rcu_flavor_struct urcu_qsbr_flavor;
+
+struct flavor_ops {
+	const struct rcu_flavor_struct *flavor;
+	void (*reg)(void);
+	void (*unreg)(void);
+	void (*lock)(void);
+	void (*unlock)(void);
+	void (*quiescent)(void); /* NULL for non-QSBR */
+};
+
+static const struct flavor_ops memb_ops = {
+	&urcu_memb_flavor, urcu_memb_register_thread, urcu_memb_unregister_thread,
+	urcu_memb_read_lock, urcu_memb_read_unlock, NULL,
+};
+
+static const struct flavor_ops qsbr_ops = {
+	&urcu_qsbr_flavor, urcu_qsbr_register_thread, urcu_qsbr_unregister_thread,
+	urcu_qsbr_read_lock, urcu_qsbr_read_unlock, urcu_qsbr_quiescent_state,
+};
+
+#define NR_READERS 2
+#define WRITER_OPS 300000
+#define NR_STABLE 256
+#define NR_CHURN 512
+#define NEVER_BASE (1UL << 24)
+#define NEVER_SPAN (1UL << 16)
+
+static struct radix_tree_root tree;
+static const struct flavor_ops *ops;
+static int stop;
+static unsigned long errors, reads;
+static unsigned long stable_keys[NR_STABLE], churn_keys[NR_CHURN];
+
+static void error(const char *what, unsigned long key)
+{
+	if (uatomic_add_return(&errors, 1) <= 10)
+		fprintf(stderr, "reader error: %s (key %#lx)\n", what, key);
+}
+
+static bool is_stable(unsigned long key)
+{
+	return key < NR_STABLE * 3 && key % 3 == 0;
+}
+
+/* Gang lookup from @first: ascending, >= first, items match indices, and
+ * no stable key inside the returned span is missing. */
+static void check_gang(unsigned long first)
+{
+	void **slots[16];
+	unsigned long indices[16];
+	unsigned int n = radix_tree_gang_lookup_slot(&tree, slots, indices, first, 16);
+	unsigned long expect_stable = first;
+
+	for (unsigned int i = 0; i < n; i++) {
+		void *item = rcu_dereference(*slots[i]);
+
+		if (indices[i] < first || (i && indices[i] <= indices[i - 1]))
+			error("gang keys not ascending from first", indices[i]);
+		if (item && !titem_ok(item, indices[i]))
+			error("gang item dead or wrong key", indices[i]);
+		/* Stable keys between the previous result and this one. */
+		while (expect_stable < indices[i]) {
+			if (is_stable(expect_stable))
+				error("gang skipped a stable key", expect_stable);
+			expect_stable++;
+			if (expect_stable >= NR_STABLE * 3)
+				break;
+		}
+		expect_stable = indices[i] + 1;
+	}
+	/* A short answer means nothing else was >= first: no stable key may
+	 * lie beyond the last result. */
+	if (n < 16)
+		for (; expect_stable < NR_STABLE * 3; expect_stable++)
+			if (is_stable(expect_stable))
+				error("gang ended before a stable key", expect_stable);
+}
+
+static void *reader(void *arg)
+{
+	struct t_rng rng = { (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ULL + 1 };
+	unsigned long n = 0;
+
+	ops->reg();
+	while (!uatomic_read(&stop)) {
+		unsigned long s = stable_keys[t_rand_below(&rng, NR_STABLE)];
+		unsigned long c = churn_keys[t_rand_below(&rng, NR_CHURN)];
+		unsigned long nv = NEVER_BASE + t_rand_below(&rng, NEVER_SPAN);
+		void *item, **slot;
+
+		ops->lock();
+		if (!titem_ok(radix_tree_lookup(&tree, s), s))
+			error("stable key missing or bad", s);
+		item = radix_tree_lookup(&tree, c);
+		if (item && !titem_ok(item, c))
+			error("churn item dead or wrong key", c);
+		slot = radix_tree_lookup_slot(&tree, c);
+		if (slot) {
+			item = rcu_dereference(*slot);
+			if (item && !titem_ok(item, c))
+				error("slot item dead or wrong key", c);
+		}
+		if (radix_tree_lookup(&tree, nv) || radix_tree_lookup_slot(&tree, nv))
+			error("never-inserted key found", nv);
+		check_gang(n & 1 ? s : c - t_rand_below(&rng, 8));
+		if (radix_tree_empty(&tree))
+			error("tree empty while stable keys exist", 0);
+		ops->unlock();
+		if (ops->quiescent && (++n % 1024) == 0)
+			ops->quiescent();
+		else if (!ops->quiescent)
+			n++;
+	}
+	uatomic_add(&reads, n);
+	ops->unreg();
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	struct t_rng rng = { 0x1234567 };
+	static struct titem *present[NR_CHURN];
+	unsigned long done;
+
+	(void)arg;
+	ops->reg();
+	for (done = 0; done < WRITER_OPS; done++) {
+		unsigned int i = (unsigned int)t_rand_below(&rng, NR_CHURN);
+		unsigned long key = churn_keys[i];
+
+		if (present[i]) {
+			if (radix_tree_delete(&tree, key) != present[i])
+				uatomic_inc(&errors);
+			titem_free_rcu(ops->flavor, present[i]);
+			present[i] = NULL;
+		} else {
+			present[i] = titem_new(key);
+			if (radix_tree_insert(&tree, key, present[i]) != 0)
+				uatomic_inc(&errors);
+		}
+		if (ops->quiescent && done % 256 == 0)
+			ops->quiescent();
+	}
+	uatomic_set(&stop, 1);
+	ops->unreg();
+	rcuradix_thread_cache_flush();
+	return NULL;
+}
+
+static void run(const struct flavor_ops *f)
+{
+	pthread_t readers[NR_READERS], w;
+	unsigned int i;
+
+	ops = f;
+	ops->reg();
+	radix_tree_init_flavor(&tree, GFP_KERNEL, ops->flavor);
+	for (i = 0; i < NR_STABLE; i++) {
+		stable_keys[i] = i * 3;
+		t_insert_new(&tree, stable_keys[i]);
+	}
+	for (i = 0; i < NR_CHURN; i++) {
+		switch (i % 4) {
+		case 0: churn_keys[i] = i * 3 + 1; break;           /* among stable keys */
+		case 1: churn_keys[i] = 4096 + i; break;            /* next levels */
+		case 2: churn_keys[i] = (1UL << 40) + i * 64; break; /* far: growth */
+		default: churn_keys[i] = ULONG_MAX - i; break;      /* full height */
+		}
+	}
+	for (i = 0; i < NR_READERS; i++)
+		cr_assert_eq(pthread_create(&readers[i], NULL, reader, (void *)(uintptr_t)(i + 1)), 0);
+	cr_assert_eq(pthread_create(&w, NULL, writer, NULL), 0);
+	cr_assert_eq(pthread_join(w, NULL), 0);
+	for (i = 0; i < NR_READERS; i++)
+		cr_assert_eq(pthread_join(readers[i], NULL), 0);
+	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
+	cr_assert_gt(reads, 0);
+	fprintf(stderr, "%lu reader iterations during %d writer operations\n", reads, WRITER_OPS);
+	for (i = 0; i < NR_STABLE; i++)
+		cr_assert(titem_ok(radix_tree_lookup(&tree, stable_keys[i]), stable_keys[i]));
+	t_verify(&tree);
+	t_finish(&tree);
+	ops->unreg();
+}
+
+Test(concurrent, memb_readers_against_writer, .timeout = 120)
+{
+	run(&memb_ops);
+}
+
+Test(concurrent, qsbr_readers_against_writer, .timeout = 120)
+{
+	run(&qsbr_ops);
+}

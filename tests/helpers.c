@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "helpers.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+static unsigned long titem_count;
+
+const unsigned long t_special_keys[] = {
+	0, 1, 7, 8, 9, 63, 64, 65, 511, 512, 513, 4095, 4096, 4097,
+	1UL << 32, (1UL << 32) - 1, (1UL << 32) + 1, 1UL << 63, (1UL << 63) - 1,
+	(1UL << 63) + 1, ULONG_MAX - 64, ULONG_MAX - 63, ULONG_MAX - 1, ULONG_MAX,
+};
+const unsigned int t_nr_special_keys = sizeof(t_special_keys) / sizeof(t_special_keys[0]);
+
+struct titem *titem_new(unsigned long key)
+{
+	struct titem *item = malloc(sizeof(*item));
+
+	cr_assert_not_null(item);
+	item->key = key;
+	item->magic = TITEM_LIVE;
+	uatomic_inc(&titem_count);
+	return item;
+}
+
+void titem_free(struct titem *item)
+{
+	item->magic = TITEM_DEAD;
+	item->key = TITEM_POISON;
+	free(item);
+	uatomic_dec(&titem_count);
+}
+
+static void titem_free_cb(struct rcu_head *head)
+{
+	titem_free(caa_container_of(head, struct titem, rcu));
+}
+
+void titem_free_rcu(const struct rcu_flavor_struct *flavor, struct titem *item)
+{
+	flavor->update_call_rcu(&item->rcu, titem_free_cb);
+}
+
+unsigned long titem_live(void)
+{
+	return uatomic_read(&titem_count);
+}
+
+bool titem_ok(const void *p, unsigned long key)
+{
+	const struct titem *item = p;
+
+	return item && CMM_LOAD_SHARED(item->magic) == TITEM_LIVE &&
+	       CMM_LOAD_SHARED(item->key) == key;
+}
+
+void t_insert(struct radix_tree_root *root, unsigned long key, void *item)
+{
+	int ret = radix_tree_insert(root, key, item);
+
+	cr_assert_eq(ret, 0, "insert(%#lx) returned %d", key, ret);
+	cr_assert_eq(radix_tree_lookup(root, key), item, "lookup(%#lx) after insert", key);
+}
+
+struct titem *t_insert_new(struct radix_tree_root *root, unsigned long key)
+{
+	struct titem *item = titem_new(key);
+
+	t_insert(root, key, item);
+	return item;
+}
+
+void t_delete(struct radix_tree_root *root, unsigned long key, struct titem *item)
+{
+	void *got = radix_tree_delete(root, key);
+
+	cr_assert_eq(got, item, "delete(%#lx) returned %p, expected %p", key, got, (void *)item);
+	cr_assert_null(radix_tree_lookup(root, key), "lookup(%#lx) after delete", key);
+	titem_free(item);
+}
+
+void t_verify(const struct radix_tree_root *root)
+{
+	cr_assert_eq(radix_tree_verify(root), 0, "radix_tree_verify failed (see stderr)");
+}
+
+unsigned int t_height(const struct radix_tree_root *root)
+{
+	const void *top = root->rnode;
+
+	return top ? rt_entry_level(top) + 1 : 0;
+}
+
+void t_assert_no_nodes(void)
+{
+	struct rcuradix_stats st;
+
+	cr_assert_eq(rcuradix_get_stats(&st, sizeof(st)), 0);
+	cr_assert_eq(st.nodes_pending, 0, "%lu nodes still pending", st.nodes_pending);
+	cr_assert_eq(st.nodes_reserved, 0, "%lu nodes still reserved", st.nodes_reserved);
+	cr_assert_eq(st.nodes_live, 0, "%lu nodes live (allocated %lu, freed %lu)",
+		     st.nodes_live, st.nodes_allocated, st.nodes_freed);
+	cr_assert_eq(st.backing_bytes, 0, "%lu bytes still held from the allocator",
+		     st.backing_bytes);
+}
+
+void t_finish(struct radix_tree_root *root)
+{
+	void *items[64];
+	unsigned long indices[64];
+	void **slots[64];
+	unsigned int n, i;
+
+	/* Free the items the test left behind, then destroy (which must cope
+	 * with whatever nodes remain). */
+	while ((n = radix_tree_gang_lookup_slot(root, slots, indices, 0, 64)) > 0) {
+		for (i = 0; i < n; i++)
+			items[i] = radix_tree_delete(root, indices[i]);
+		for (i = 0; i < n; i++)
+			titem_free(items[i]);
+	}
+	radix_tree_destroy(root);
+	cr_assert(radix_tree_empty(root));
+	root->flavor->barrier();
+	rcuradix_thread_cache_flush();
+	t_assert_no_nodes();
+	cr_assert_eq(titem_live(), 0, "%lu test items leaked", titem_live());
+}
+
+void t_rng_init(struct t_rng *rng, const char *what)
+{
+	const char *env = getenv("RCURADIX_SEED");
+	uint64_t seed;
+
+	if (env && *env) {
+		seed = strtoull(env, NULL, 0);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec;
+	}
+	if (!seed)
+		seed = 1;
+	rng->s = seed;
+	fprintf(stderr, "%s: seed %#" PRIx64 " (set RCURADIX_SEED to replay)\n", what, seed);
+}
+
+uint64_t t_rand(struct t_rng *rng)
+{
+	rng->s ^= rng->s >> 12;
+	rng->s ^= rng->s << 25;
+	rng->s ^= rng->s >> 27;
+	return rng->s * 0x2545F4914F6CDD1DULL;
+}
+
+uint64_t t_rand_below(struct t_rng *rng, uint64_t n)
+{
+	return n ? t_rand(rng) % n : 0;
+}

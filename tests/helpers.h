@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * helpers.h - shared by the Criterion suites: test items that carry their
+ * key and are poisoned when freed, act-and-verify wrappers, a seeded RNG,
+ * and the end-of-test check that the tree is empty and every node counter
+ * is back to zero.
+ *
+ * Suites are built twice, against 64-slot (RT_MAP_SHIFT 6) and 8-slot
+ * (RT_MAP_SHIFT 3) debug builds of the library; internal.h gives them the
+ * geometry and the fault-injection hooks.
+ */
+#ifndef RCURADIX_TEST_HELPERS_H
+#define RCURADIX_TEST_HELPERS_H
+
+#include "config.h"
+
+#include <urcu/urcu-memb.h>
+#include <urcu/urcu-qsbr.h>
+
+#include "internal.h"
+
+#include <criterion/criterion.h>
+
+extern const struct rcu_flavor_struct urcu_qsbr_flavor;
+
+#define TITEM_LIVE 0x4c495645UL /* "LIVE" */
+#define TITEM_DEAD 0x44454144UL /* "DEAD" */
+#define TITEM_POISON 0x6b6b6b6b6b6b6b6bUL
+
+/* A test item: its own key, a liveness magic, and room for call_rcu. */
+struct titem {
+	unsigned long key;
+	unsigned long magic;
+	struct rcu_head rcu;
+};
+
+struct titem *titem_new(unsigned long key);
+/* Free now (no reader can hold it), poisoning first. */
+void titem_free(struct titem *item);
+/* Free after a grace period of @flavor: DEAD, poisoned, then freed. */
+void titem_free_rcu(const struct rcu_flavor_struct *flavor, struct titem *item);
+/* Items allocated and not yet freed. */
+unsigned long titem_live(void);
+/* Does @p look like a live item for @key? */
+bool titem_ok(const void *p, unsigned long key);
+
+/* Act and verify: insert must succeed and lookup must then find @item. */
+void t_insert(struct radix_tree_root *root, unsigned long key, void *item);
+/* Insert a fresh item for @key and return it. */
+struct titem *t_insert_new(struct radix_tree_root *root, unsigned long key);
+/* Delete @key, which must hold @item; lookup must then miss.  Frees it. */
+void t_delete(struct radix_tree_root *root, unsigned long key, struct titem *item);
+/* radix_tree_verify() must pass. */
+void t_verify(const struct radix_tree_root *root);
+/* Height of the tree in levels (0 when empty). */
+unsigned int t_height(const struct radix_tree_root *root);
+/*
+ * End of a test: delete every remaining item (freeing it), destroy, wait
+ * for callbacks, drain this thread's reserve, then every node counter must
+ * be zero and no item may remain.
+ */
+void t_finish(struct radix_tree_root *root);
+/* Counters must be zero (after the caller's own cleanup). */
+void t_assert_no_nodes(void);
+
+/* Keys every suite exercises. */
+extern const unsigned long t_special_keys[];
+extern const unsigned int t_nr_special_keys;
+
+/* xorshift64*: deterministic for a printed seed. */
+struct t_rng {
+	uint64_t s;
+};
+/* Seed from $RCURADIX_SEED if set, else from the clock; printed to stderr. */
+void t_rng_init(struct t_rng *rng, const char *what);
+uint64_t t_rand(struct t_rng *rng);
+/* Uniform in [0, n). */
+uint64_t t_rand_below(struct t_rng *rng, uint64_t n);
+
+#endif
