@@ -12,6 +12,8 @@
  *             pool's lock is taken once per batch.
  *   jemalloc  one mallocx()/sdallocx() per node (640-byte class), through
  *             jemalloc's automatic thread cache.
+ *   jemalloc-arena  one mallocx() per node from a private arena through an
+ *             explicit per-thread tcache; frees bypass the tcache.
  *   libc      aligned_alloc()/free() per node, so that AddressSanitizer and
  *             valgrind see every node.
  * jemalloc stays private to the library: only mallocx/sdallocx/nallocx are
@@ -25,7 +27,7 @@
 
 #include "internal.h"
 
-#if defined(RT_ALLOC_SLAB) || defined(RT_ALLOC_JEMALLOC)
+#if defined(RT_ALLOC_SLAB) || defined(RT_ALLOC_JEMALLOC) || defined(RT_ALLOC_JEMALLOC_ARENA)
 #include <jemalloc/jemalloc.h>
 #endif
 
@@ -222,6 +224,95 @@ unsigned long rt_backend_overhead_bytes(unsigned long nodes)
 	return nodes * (nallocx(RT_NODE_SIZE, RT_NODE_FLAGS) - RT_NODE_SIZE);
 }
 
+#elif defined(RT_ALLOC_JEMALLOC_ARENA)
+
+/*
+ * A private arena with an explicit per-thread tcache: allocations by a
+ * writer go through its own tcache (MALLOCX_TCACHE), frees (mostly from the
+ * call_rcu worker, which must not touch a writer's tcache) bypass caches.
+ */
+static unsigned int rt_arena;
+static bool rt_arena_ok;
+static pthread_once_t rt_arena_once = PTHREAD_ONCE_INIT;
+static pthread_key_t rt_tcache_key;
+static __thread unsigned int rt_tcache;  /* explicit tcache id + 1; 0: none yet */
+
+static void rt_tcache_exit(void *arg)
+{
+	unsigned int tc = (unsigned int)(uintptr_t)arg - 1;
+
+	mallctl("tcache.destroy", NULL, NULL, &tc, sizeof(tc));
+}
+
+static void rt_arena_create(void)
+{
+	size_t sz = sizeof(rt_arena);
+
+	rt_arena_ok = mallctl("arenas.create", &rt_arena, &sz, NULL, 0) == 0 &&
+		      pthread_key_create(&rt_tcache_key, rt_tcache_exit) == 0;
+}
+
+static int rt_arena_flags(void)
+{
+	pthread_once(&rt_arena_once, rt_arena_create);
+	if (!rt_arena_ok)
+		return MALLOCX_ALIGN(RT_NODE_ALIGN);
+	if (!rt_tcache) {
+		unsigned int tc;
+		size_t sz = sizeof(tc);
+
+		if (mallctl("tcache.create", &tc, &sz, NULL, 0) != 0)
+			return MALLOCX_ALIGN(RT_NODE_ALIGN) | MALLOCX_ARENA(rt_arena) |
+			       MALLOCX_TCACHE_NONE;
+		rt_tcache = tc + 1;
+		pthread_setspecific(rt_tcache_key, (void *)(uintptr_t)rt_tcache);
+	}
+	return MALLOCX_ALIGN(RT_NODE_ALIGN) | MALLOCX_ARENA(rt_arena) |
+	       MALLOCX_TCACHE(rt_tcache - 1);
+}
+
+#define RT_NODE_FREE_FLAGS (MALLOCX_ALIGN(RT_NODE_ALIGN) | MALLOCX_TCACHE_NONE)
+
+static unsigned int rt_backend_get(struct rt_node **nodes, unsigned int n)
+{
+	int flags = rt_arena_flags();
+	unsigned int got = 0;
+
+	while (got < n && !rt_fault_hit()) {
+		struct rt_node *node = mallocx(RT_NODE_SIZE, flags);
+
+		if (!node)
+			break;
+		uatomic_add(&rt_counters.backing_bytes, nallocx(RT_NODE_SIZE, RT_NODE_FREE_FLAGS));
+		nodes[got++] = node;
+	}
+	return got;
+}
+
+static void rt_backend_put(struct rt_node **nodes, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		uatomic_sub(&rt_counters.backing_bytes, nallocx(RT_NODE_SIZE, RT_NODE_FREE_FLAGS));
+		sdallocx(nodes[i], RT_NODE_SIZE, RT_NODE_FREE_FLAGS);
+	}
+}
+
+unsigned long rt_backend_overhead_bytes(unsigned long nodes)
+{
+	return nodes * (nallocx(RT_NODE_SIZE, RT_NODE_FREE_FLAGS) - RT_NODE_SIZE);
+}
+
+/* Unload: no later thread exit may call rt_tcache_exit. */
+static void rt_backend_fini(void)
+{
+	if (rt_arena_ok)
+		pthread_key_delete(rt_tcache_key);
+	rt_arena_ok = false;
+}
+#define RT_HAVE_BACKEND_FINI 1
+
 #elif defined(RT_ALLOC_LIBC)
 
 static unsigned int rt_backend_get(struct rt_node **nodes, unsigned int n)
@@ -256,7 +347,7 @@ unsigned long rt_backend_overhead_bytes(unsigned long nodes)
 }
 
 #else
-#error "define one of RT_ALLOC_SLAB, RT_ALLOC_JEMALLOC, RT_ALLOC_LIBC"
+#error "define one of RT_ALLOC_SLAB, RT_ALLOC_JEMALLOC, RT_ALLOC_JEMALLOC_ARENA, RT_ALLOC_LIBC"
 #endif
 
 /* Counted entry points used by preload.c. */
@@ -409,6 +500,9 @@ __attribute__((destructor)) static void rt_node_fini(void)
 	unsigned int i;
 
 	rt_preload_fini();
+#ifdef RT_HAVE_BACKEND_FINI
+	rt_backend_fini();
+#endif
 	if (uatomic_read(&rt_counters.pending) == 0)
 		return;
 	for (i = 0; i < RT_MAX_FLAVORS && rt_flavors[i]; i++)
