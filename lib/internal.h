@@ -202,11 +202,16 @@ static inline struct rt_node *rt_slot_node(void **slot, unsigned int offset)
  */
 #define rt_publish(p, v) rcu_assign_pointer(p, v)
 
-/* Tag words: one writer (lock holder), readers load them without ordering
- * needs (a stale tag is allowed, guarantee E); the volatile access keeps the
- * word from being torn or cached in a register across the walk. */
-#define rt_tag_load(p) CMM_LOAD_SHARED(p)
-#define rt_tag_store(p, v) CMM_STORE_SHARED(p, v)
+/*
+ * Tag words: one writer (the lock holder), lock-free readers.  A stale tag
+ * is allowed (guarantee E), but a reader that sees a bit set must also see
+ * every store the writer made before setting it: the leaf's bit before its
+ * ancestors' (so descending on a set bit finds the tagged slot), and the
+ * caller's own stores before radix_tree_tag_set().  Release store, acquire
+ * load (plain moves on x86); atomic, so a word is never seen torn.
+ */
+#define rt_tag_load(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define rt_tag_store(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 
 /* ---- lock assertions (SQLite style) ------------------------------------ */
 
