@@ -47,7 +47,11 @@
  *      present for the whole call is seen exactly once.
  *  (E) A tag read (tag_get, tagged, tagged gang lookups and walks) can be
  *      stale under RCU alone: a tag set or cleared concurrently may or may not
- *      be seen.  Under the tree lock it is exact.
+ *      be seen.  Tags belong to keys (slots), not to items: a tagged lookup
+ *      returns items present at keys whose tag it saw set during the call;
+ *      if a writer concurrently deleted the tagged item and inserted another
+ *      at that key, the new one may be returned.  Under the tree lock tag
+ *      reads are exact.
  *  (F) A key the tree did not hold at any moment of the call is never
  *      returned, including while the tree grows or shrinks in height.
  *
