@@ -421,9 +421,11 @@ static void rt_node_free_rcu(struct rcu_head *head)
 {
 	struct rt_node *node = caa_container_of(head, struct rt_node, rcu);
 
-	rt_backend_free(&node, 1);
-	/* Pairs with the increment in rt_node_free_deferred(); atomic because
-	 * the call_rcu worker and writers update it concurrently. */
+	rt_backend_free(&node, 1);  /* counts it freed... */
+	/* ...before it stops counting as pending (pairs with the increment in
+	 * rt_node_free_deferred(); atomic: the call_rcu worker and writers
+	 * update it concurrently).  In this order a node being freed is never
+	 * counted as neither, see rcuradix_get_stats(). */
 	uatomic_dec(&rt_counters.pending);
 }
 
@@ -455,11 +457,16 @@ RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size)
 	if (!stats || size < sizeof(*stats))
 		return -EINVAL;
 	memset(stats, 0, size);
+	/* Pending first, then freed (the callback updates them in the other
+	 * order): a node freed concurrently may count as both pending and
+	 * freed, never as neither, so a snapshot never shows a leak that is
+	 * not one. */
+	stats->nodes_pending = uatomic_read(&rt_counters.pending);
+	cmm_smp_rmb();  /* read pending before freed (see above) */
 	stats->nodes_allocated = uatomic_read(&rt_counters.allocated);
 	stats->nodes_freed = uatomic_read(&rt_counters.freed);
 	stats->nodes_live = stats->nodes_allocated - stats->nodes_freed;
 	stats->nodes_reserved = uatomic_read(&rt_counters.reserved);
-	stats->nodes_pending = uatomic_read(&rt_counters.pending);
 	stats->nodes_pending_peak = uatomic_read(&rt_counters.pending_peak);
 	stats->alloc_failures = uatomic_read(&rt_counters.failures);
 	stats->node_size = RT_NODE_SIZE;

@@ -106,15 +106,40 @@ void t_assert_no_nodes(void)
 		     st.backing_bytes);
 }
 
+void t_finish_nowait(struct radix_tree_root *root)
+{
+	struct rcuradix_stats st;
+
+	t_empty(root);
+	rcuradix_thread_cache_flush();
+	cr_assert_eq(rcuradix_get_stats(&st, sizeof(st)), 0);
+	cr_assert_eq(st.nodes_reserved, 0);
+	/* Callbacks may be freeing nodes while we read: a node in flight can
+	 * be counted both pending and freed (never neither), so live <=
+	 * pending here; any node outside both would make it larger. */
+	cr_assert_leq(st.nodes_live, st.nodes_pending,
+		      "%lu nodes live but only %lu waiting for a grace period", st.nodes_live,
+		      st.nodes_pending);
+	cr_assert_eq(titem_live(), 0, "%lu test items leaked", titem_live());
+}
+
 void t_finish(struct radix_tree_root *root)
+{
+	t_empty(root);
+	root->flavor->barrier();
+	rcuradix_thread_cache_flush();
+	t_assert_no_nodes();
+	cr_assert_eq(titem_live(), 0, "%lu test items leaked", titem_live());
+}
+
+void t_empty(struct radix_tree_root *root)
 {
 	void *items[64];
 	unsigned long indices[64];
 	void **slots[64];
 	unsigned int n, i;
 
-	/* Free the items the test left behind, then destroy (which must cope
-	 * with whatever nodes remain). */
+	/* Free the items the test left behind, then destroy. */
 	while ((n = radix_tree_gang_lookup_slot(root, slots, indices, 0, 64)) > 0) {
 		for (i = 0; i < n; i++)
 			items[i] = radix_tree_delete(root, indices[i]);
@@ -123,10 +148,6 @@ void t_finish(struct radix_tree_root *root)
 	}
 	radix_tree_destroy(root);
 	cr_assert(radix_tree_empty(root));
-	root->flavor->barrier();
-	rcuradix_thread_cache_flush();
-	t_assert_no_nodes();
-	cr_assert_eq(titem_live(), 0, "%lu test items leaked", titem_live());
 }
 
 void t_rng_init(struct t_rng *rng, const char *what)

@@ -60,6 +60,11 @@ unsigned int t_height(const struct radix_tree_root *root);
  * be zero and no item may remain.
  */
 void t_finish(struct radix_tree_root *root);
+/* Delete (and free) every item left, then destroy. */
+void t_empty(struct radix_tree_root *root);
+/* t_finish without waiting for a grace period: every node still allocated
+ * must be one queued to call_rcu (none leaked, none reserved). */
+void t_finish_nowait(struct radix_tree_root *root);
 /* Counters must be zero (after the caller's own cleanup). */
 void t_assert_no_nodes(void);
 

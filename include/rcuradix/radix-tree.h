@@ -508,7 +508,10 @@ struct rcuradix_stats {
  * @size: sizeof(*@stats) as the caller knows it (ABI growth).
  *
  * Values are read one by one without stopping writers: exact only when no
- * writer or call_rcu callback runs.
+ * writer or call_rcu callback runs.  nodes_pending is read first, so a node
+ * freed concurrently may be counted both pending and freed, never neither:
+ * nodes_live - nodes_pending - nodes_reserved never overstates the nodes
+ * held by trees.
  *
  * Context: Any.
  * Return: 0; -EINVAL if @stats is NULL or @size is too small.

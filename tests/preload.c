@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * preload.c - the per-thread reserve and allocation-failure safety.
+ *
+ * Preload: after radix_tree_preload() returns 0 the next insert cannot fail,
+ * even if every allocation fails from then on and on a GFP_ATOMIC tree; a
+ * failed preload reserves nothing extra; the reserve survives between uses
+ * and is returned when a thread exits (thousands of threads come and go);
+ * debug builds report a nested preload and an unbalanced preload_end.
+ *
+ * Allocation failure (the SQLite/rax OOM discipline): a scripted workload
+ * that grows the tree from empty to full height is run once for each
+ * N = 1, 2, ... with the N-th node allocation failing, until it completes.
+ * Every failed insert returns -ENOMEM and leaves the tree exactly as it was
+ * (model comparison + radix_tree_verify()), and no node leaks.  With a
+ * preload before each insert, no insert ever fails.
+ */
+#include "helpers.h"
+#include "model.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+static struct radix_tree_root tree;
+
+static void setup(void)
+{
+	urcu_memb_register_thread();
+	INIT_RADIX_TREE(&tree, GFP_KERNEL);
+	rt_fault_fail_nth(0);
+	rt_fault_fail_all(false);
+}
+
+static void teardown(void)
+{
+	rt_fault_fail_nth(0);
+	rt_fault_fail_all(false);
+	urcu_memb_unregister_thread();
+}
+
+TestSuite(preload, .init = setup, .fini = teardown);
+
+static struct rcuradix_stats stats(void)
+{
+	struct rcuradix_stats st;
+
+	cr_assert_eq(rcuradix_get_stats(&st, sizeof(st)), 0);
+	return st;
+}
+
+Test(preload, reserve_covers_the_worst_case_with_the_allocator_failing)
+{
+	static const gfp_t masks[] = { GFP_KERNEL, GFP_ATOMIC, GFP_NOWAIT };
+
+	for (unsigned int m = 0; m < 3; m++) {
+		struct radix_tree_root r;
+		struct titem *zero, *top;
+
+		radix_tree_init_flavor(&r, masks[m], &urcu_memb_flavor);
+		/* Key 0 first (a preload makes it possible on atomic trees). */
+		cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+		zero = t_insert_new(&r, 0);
+		radix_tree_preload_end();
+
+		cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+		cr_assert_geq(stats().nodes_reserved, RT_PRELOAD_SIZE);
+		rt_fault_fail_all(true);
+		top = t_insert_new(&r, ULONG_MAX);  /* grows to full height + new path */
+		rt_fault_fail_all(false);
+		radix_tree_preload_end();
+		cr_assert_eq(t_height(&r), RT_MAX_LEVELS);
+		t_verify(&r);
+		(void)zero;
+		(void)top;
+		t_finish(&r);
+	}
+}
+
+Test(preload, failed_preload_reserves_nothing_extra)
+{
+	struct rcuradix_stats before, after;
+
+	rcuradix_thread_cache_flush();
+	/* Fails part-way through filling the reserve. */
+	before = stats();
+	rt_fault_fail_nth(5);
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), -ENOMEM);
+	after = stats();
+	cr_assert_eq(after.nodes_reserved, before.nodes_reserved);
+	cr_assert_eq(after.nodes_live, before.nodes_live);
+	cr_assert_gt(after.alloc_failures, before.alloc_failures);
+	/* From a partly filled reserve too. */
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	radix_tree_preload_end();
+	t_insert_new(&tree, 1UL << 40);  /* consumes some reserve */
+	before = stats();
+	cr_assert_lt(before.nodes_reserved, RT_PRELOAD_SIZE);
+	rt_fault_fail_all(true);
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), -ENOMEM);
+	rt_fault_fail_all(false);
+	after = stats();
+	cr_assert_eq(after.nodes_reserved, before.nodes_reserved);
+	cr_assert_eq(after.nodes_live, before.nodes_live);
+	t_finish(&tree);
+}
+
+Test(preload, reserve_survives_between_uses_and_refills_only_what_was_used)
+{
+	struct rcuradix_stats before, after;
+
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	t_insert_new(&tree, 0);  /* empty tree, one leaf: uses one node */
+	radix_tree_preload_end();
+	before = stats();
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	radix_tree_preload_end();
+	after = stats();
+	cr_assert_eq(after.nodes_allocated - before.nodes_allocated, 1,
+		     "preload must refill exactly the one node the insert used");
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	t_insert_new(&tree, 1UL << 20);  /* grows: several nodes */
+	radix_tree_preload_end();
+	before = stats();
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	radix_tree_preload_end();
+	after = stats();
+	cr_assert_leq(after.nodes_allocated - before.nodes_allocated, 2 * RT_MAX_LEVELS);
+	cr_assert_geq(after.nodes_reserved, RT_PRELOAD_SIZE);
+	t_finish(&tree);
+}
+
+Test(preload, maybe_preload_only_preloads_when_the_mask_may_allocate)
+{
+	rcuradix_thread_cache_flush();
+	cr_assert_eq(radix_tree_maybe_preload(GFP_ATOMIC), 0);
+	cr_assert_eq(stats().nodes_reserved, 0);
+	radix_tree_preload_end();
+	cr_assert_eq(radix_tree_maybe_preload(GFP_NOWAIT), 0);
+	cr_assert_eq(stats().nodes_reserved, 0);
+	radix_tree_preload_end();
+	cr_assert_eq(radix_tree_maybe_preload(GFP_KERNEL), 0);
+	cr_assert_geq(stats().nodes_reserved, RT_PRELOAD_SIZE);
+	radix_tree_preload_end();
+	rt_fault_fail_all(true);
+	rcuradix_thread_cache_flush();
+	cr_assert_eq(radix_tree_maybe_preload(GFP_KERNEL), -ENOMEM);
+	cr_assert_eq(radix_tree_maybe_preload(GFP_ATOMIC), 0);
+	radix_tree_preload_end();
+	rt_fault_fail_all(false);
+	t_finish(&tree);
+}
+
+/* The README's pattern: preload outside the lock, then look up and insert
+ * under it, then preload_end. */
+Test(preload, lookup_then_insert_under_the_lock)
+{
+	for (unsigned long id = 0; id < 2000; id += 3) {
+		struct titem *item = titem_new(id);
+
+		cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+		radix_tree_lock(&tree);
+		if (!radix_tree_lookup(&tree, id))
+			t_insert(&tree, id, item);
+		radix_tree_unlock(&tree);
+		radix_tree_preload_end();
+	}
+	t_verify(&tree);
+	t_finish(&tree);
+}
+
+/* Capture what the library writes on stderr while @fn runs. */
+static void capture_stderr(void (*fn)(void), char *buf, size_t size)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(STDERR_FILENO);
+	size_t n;
+
+	cr_assert_not_null(tmp);
+	fflush(stderr);
+	cr_assert_geq(dup2(fileno(tmp), STDERR_FILENO), 0);
+	fn();
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, size - 1, tmp);
+	buf[n] = '\0';
+	fclose(tmp);
+}
+
+static void unbalanced_end(void)
+{
+	radix_tree_preload_end();
+}
+
+static void nested_preload(void)
+{
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	radix_tree_preload_end();
+	radix_tree_preload_end();
+}
+
+static void balanced_pairs(void)
+{
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+		radix_tree_preload_end();
+	}
+	cr_assert_eq(radix_tree_maybe_preload(GFP_ATOMIC), 0);
+	radix_tree_preload_end();
+}
+
+Test(preload, debug_build_reports_unbalanced_end_and_nesting)
+{
+	char buf[4096];
+
+	capture_stderr(unbalanced_end, buf, sizeof(buf));
+	cr_assert(strstr(buf, "radix_tree_preload_end: unbalanced"), "stderr: %s", buf);
+	capture_stderr(nested_preload, buf, sizeof(buf));
+	cr_assert(strstr(buf, "nested preload"), "stderr: %s", buf);
+	capture_stderr(balanced_pairs, buf, sizeof(buf));
+	cr_assert_str_empty(buf, "balanced use reported: %s", buf);
+	t_finish(&tree);
+}
+
+/* Thousands of threads preload, insert their key and exit without flushing:
+ * their reserves must come back through the thread-exit destructor. */
+static void *churn_thread(void *arg)
+{
+	unsigned long key = (unsigned long)(uintptr_t)arg;
+	struct titem *item = titem_new(key);
+	long ret;
+
+	urcu_memb_register_thread();
+	if (radix_tree_preload(GFP_KERNEL) != 0)
+		return (void *)1L;
+	ret = radix_tree_insert(&tree, key, item) != 0;
+	radix_tree_preload_end();
+	urcu_memb_unregister_thread();
+	return (void *)ret;
+}
+
+Test(preload, thread_exit_returns_the_reserve, .timeout = 120)
+{
+	unsigned long failures = 0;
+
+	for (unsigned long i = 0; i < 3000; i += 2) {
+		pthread_t a, b;
+		void *ra, *rb;
+
+		cr_assert_eq(pthread_create(&a, NULL, churn_thread, (void *)(uintptr_t)(i << 8)), 0);
+		cr_assert_eq(pthread_create(&b, NULL, churn_thread,
+					    (void *)(uintptr_t)((i + 1) << 8)), 0);
+		pthread_join(a, &ra);
+		pthread_join(b, &rb);
+		failures += (unsigned long)(uintptr_t)ra + (unsigned long)(uintptr_t)rb;
+	}
+	cr_assert_eq(failures, 0);
+	cr_assert_eq(stats().nodes_reserved, 0, "exited threads left %lu reserved nodes",
+		     stats().nodes_reserved);
+	for (unsigned long i = 0; i < 3000; i++)
+		cr_assert(titem_ok(radix_tree_lookup(&tree, i << 8), i << 8));
+	t_verify(&tree);
+	t_finish(&tree);
+}
+
+/* ---- allocation failure -------------------------------------------------- */
+
+/* Keys that grow the tree one level per insert, then a few that split nodes. */
+static unsigned int oom_keys(unsigned long *keys)
+{
+	unsigned int n = 0;
+
+	for (unsigned int level = 0; level < RT_MAX_LEVELS; level++)
+		keys[n++] = 1UL << (level * RT_MAP_SHIFT);
+	keys[n++] = 0;
+	keys[n++] = ULONG_MAX;
+	keys[n++] = ULONG_MAX / 3;
+	keys[n++] = (1UL << 33) + 7;
+	keys[n++] = RT_MAP_SIZE * RT_MAP_SIZE + 1;
+	return n;
+}
+
+/* The tree holds exactly the model's entries. */
+static void tree_equals_model(const struct model *m)
+{
+	void **slots[64];
+	unsigned long indices[64], next = 0;
+	size_t pos = 0;
+	unsigned int n;
+
+	do {
+		n = radix_tree_gang_lookup_slot(&tree, slots, indices, next, 64);
+		for (unsigned int i = 0; i < n; i++, pos++) {
+			cr_assert_lt(pos, m->n);
+			cr_assert_eq(indices[i], m->e[pos].key);
+			cr_assert_eq(*slots[i], m->e[pos].item);
+		}
+		if (n)
+			next = indices[n - 1] + 1;
+	} while (n == 64 && next != 0);
+	cr_assert_eq(pos, m->n);
+	t_verify(&tree);
+}
+
+/*
+ * Run the workload with the @nth node allocation failing (0: none); returns
+ * how many inserts failed.  The thread's reserve is emptied before each
+ * insert so that every insert asks the allocator for its nodes and a
+ * failure can land on any of them.  With @preload, preload first (retrying
+ * while the preload itself fails): the insert must then succeed.
+ */
+static unsigned int oom_run(unsigned long nth, bool preload)
+{
+	unsigned long keys[64];
+	unsigned int nkeys = oom_keys(keys), failed = 0;
+	struct model m;
+
+	model_init(&m);
+	rt_fault_fail_nth(nth);
+	for (unsigned int round = 0; round < 2; round++) {
+		for (unsigned int i = 0; i < nkeys; i++) {
+			struct titem *item = titem_new(keys[i]);
+			int ret;
+
+			rcuradix_thread_cache_flush();
+			if (preload)
+				while (radix_tree_preload(GFP_KERNEL) != 0)
+					;
+			ret = radix_tree_insert(&tree, keys[i], item);
+			if (preload)
+				radix_tree_preload_end();
+			if (model_find(&m, keys[i])) {
+				cr_assert_eq(ret, -EEXIST, "insert(%#lx) = %d", keys[i], ret);
+				titem_free(item);
+			} else if (ret == 0) {
+				cr_assert(model_insert(&m, keys[i], item));
+			} else {
+				cr_assert_eq(ret, -ENOMEM, "insert(%#lx) = %d", keys[i], ret);
+				cr_assert_not(preload, "insert failed after a successful preload");
+				titem_free(item);
+				failed++;
+			}
+			tree_equals_model(&m);
+		}
+		/* Delete half, so the second round rebuilds paths. */
+		for (unsigned int i = round; i < nkeys; i += 2) {
+			void *item = radix_tree_delete(&tree, keys[i]);
+
+			cr_assert_eq(item, model_delete(&m, keys[i]));
+			if (item)
+				titem_free(item);
+			tree_equals_model(&m);
+		}
+	}
+	rt_fault_fail_nth(0);
+	model_free(&m);
+	t_finish_nowait(&tree);
+	return failed;
+}
+
+/* Node allocations a clean run of the workload makes. */
+static unsigned long oom_allocations(bool preload)
+{
+	struct rcuradix_stats before = stats(), after;
+
+	cr_assert_eq(oom_run(0, preload), 0);
+	after = stats();
+	return after.nodes_allocated - before.nodes_allocated;
+}
+
+Test(preload, every_allocation_failure_point_leaves_the_tree_unchanged, .timeout = 120)
+{
+	unsigned long total = oom_allocations(false), points = 0;
+	unsigned int failed_total = 0;
+
+	for (unsigned long nth = 1; nth <= total; nth++) {
+		unsigned int failed = oom_run(nth, false);
+
+		failed_total += failed;
+		points += failed > 0;
+	}
+	cr_assert_gt(points, RT_MAX_LEVELS, "too few failure points reached an insert");
+	fprintf(stderr, "OOM test: %lu allocation points, %lu made an insert fail, "
+			"%u failed inserts, every one left the tree unchanged\n",
+		total, points, failed_total);
+	t_finish(&tree);
+}
+
+Test(preload, preloaded_inserts_never_fail_whatever_fails, .timeout = 120)
+{
+	unsigned long total = oom_allocations(true);
+
+	for (unsigned long nth = 1; nth <= total; nth++)
+		cr_assert_eq(oom_run(nth, true), 0);
+	t_finish(&tree);
+}
