@@ -124,8 +124,11 @@ RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *
 	(void)slot;
 	if (!iter)
 		return NULL;
-	if (iter->index == ULONG_MAX)
-		iter->done = 1;
+	/* Re-derive "done" from the key alone: a chunk ending at ULONG_MAX
+	 * marked the walk done in advance, but the rest of that chunk must
+	 * still be visited after the resume (the first version of this kept
+	 * the flag and lost ULONG_MAX; tests/iter.c single_key_at_...). */
+	iter->done = iter->index == ULONG_MAX;
 	iter->next_index = iter->index + 1;
 	iter->tags = 0;
 	return NULL;

@@ -15,6 +15,11 @@
  *   - gang lookups return strictly ascending keys >= first whose items
  *     carry exactly the returned index.
  * Failures are counted in the threads and asserted in the main thread.
+ *
+ * Regression it caught: the walk engine found an inner slot non-empty,
+ * reloaded it and got NULL (a concurrent delete in between), then went on
+ * scanning with the NULL as its current node and crashed.  It now keeps the
+ * node and moves past that slot.
  */
 #include "helpers.h"
 

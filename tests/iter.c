@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * iter.c - radix_tree_for_each_slot / _tagged / _contig, next_chunk,
+ * iter_resume and iter_delete: edge cases (empty tree, keys 0 and
+ * ULONG_MAX, holes at node boundaries, starts inside holes, early break,
+ * invalid tags), walks compared with the model from random starts, walks
+ * that resume every k items or delete every other item under the lock, and
+ * readers walking while a writer inserts, deletes and retags.
+ */
+#include "helpers.h"
+#include "model.h"
+
+#include <errno.h>
+
+static struct radix_tree_root tree;
+
+static void setup(void)
+{
+	urcu_memb_register_thread();
+	INIT_RADIX_TREE(&tree, GFP_KERNEL);
+}
+
+static void teardown(void)
+{
+	urcu_memb_unregister_thread();
+}
+
+TestSuite(iter, .init = setup, .fini = teardown);
+
+enum walk { PLAIN, TAGGED, CONTIG };
+
+/*
+ * Walk from @start (tag @tag for TAGGED), resuming every @resume_every items
+ * (0: never), stopping after @limit items; store keys and items.
+ */
+static unsigned long walk(enum walk how, unsigned long start, unsigned int tag,
+			  unsigned long resume_every, unsigned long limit,
+			  unsigned long *keys, void **items)
+{
+	struct radix_tree_iter iter;
+	unsigned long n = 0;
+	void **slot;
+
+	switch (how) {
+	case PLAIN:
+		radix_tree_for_each_slot(slot, &tree, &iter, start) {
+			cr_assert_eq(radix_tree_iter_index(&iter), iter.index);
+			keys[n] = iter.index;
+			items[n] = rcu_dereference(*slot);
+			if (++n == limit)
+				break;
+			if (resume_every && n % resume_every == 0)
+				slot = radix_tree_iter_resume(slot, &iter);
+		}
+		break;
+	case TAGGED:
+		radix_tree_for_each_tagged(slot, &tree, &iter, start, tag) {
+			keys[n] = iter.index;
+			items[n] = rcu_dereference(*slot);
+			if (++n == limit)
+				break;
+			if (resume_every && n % resume_every == 0)
+				slot = radix_tree_iter_resume(slot, &iter);
+		}
+		break;
+	case CONTIG:
+		radix_tree_for_each_contig(slot, &tree, &iter, start) {
+			keys[n] = iter.index;
+			items[n] = rcu_dereference(*slot);
+			if (++n == limit)
+				break;
+			if (resume_every && n % resume_every == 0)
+				slot = radix_tree_iter_resume(slot, &iter);
+		}
+		break;
+	}
+	return n;
+}
+
+/* The model's answer for the same walk. */
+static unsigned long expect(const struct model *m, enum walk how, unsigned long start,
+			    unsigned int tag, unsigned long limit, unsigned long *keys,
+			    void **items)
+{
+	unsigned long n = 0;
+
+	for (size_t i = model_lower_bound(m, start); i < m->n && n < limit; i++) {
+		if (how == TAGGED && !((m->e[i].tags >> tag) & 1))
+			continue;
+		if (how == CONTIG && m->e[i].key != start + n)
+			break;
+		keys[n] = m->e[i].key;
+		items[n] = m->e[i].item;
+		n++;
+	}
+	return n;
+}
+
+#define MAXW 20000
+static unsigned long got_keys[MAXW], want_keys[MAXW];
+static void *got_items[MAXW], *want_items[MAXW];
+
+static void check_walk(const struct model *m, enum walk how, unsigned long start,
+		       unsigned int tag, unsigned long resume_every, unsigned long limit)
+{
+	unsigned long got = walk(how, start, tag, resume_every, limit, got_keys, got_items);
+	unsigned long want = expect(m, how, start, tag, limit, want_keys, want_items);
+
+	cr_assert_eq(got, want, "walk %d from %#lx tag %u resume %lu: %lu items, expected %lu",
+		     how, start, tag, resume_every, got, want);
+	for (unsigned long i = 0; i < got; i++) {
+		cr_assert_eq(got_keys[i], want_keys[i], "walk %d from %#lx: item %lu", how, start, i);
+		cr_assert_eq(got_items[i], want_items[i]);
+	}
+}
+
+static struct model m;
+
+static void add(unsigned long key, unsigned long tags)
+{
+	struct titem *item = t_insert_new(&tree, key);
+
+	cr_assert(model_insert(&m, key, item));
+	for (unsigned int t = 0; t < RADIX_TREE_MAX_TAGS; t++)
+		if ((tags >> t) & 1) {
+			radix_tree_tag_set(&tree, key, t);
+			model_find(&m, key)->tags |= 1UL << t;
+		}
+}
+
+static void check_all_walks(unsigned long start)
+{
+	for (unsigned long resume = 0; resume <= 64; resume = resume ? resume * 8 : 1) {
+		check_walk(&m, PLAIN, start, 0, resume, MAXW);
+		check_walk(&m, CONTIG, start, 0, resume, MAXW);
+		for (unsigned int t = 0; t < 3; t++)
+			check_walk(&m, TAGGED, start, t, resume, MAXW);
+	}
+	check_walk(&m, PLAIN, start, 0, 0, 1);
+	check_walk(&m, PLAIN, start, 0, 0, 5);
+}
+
+Test(iter, empty_tree_visits_nothing)
+{
+	model_init(&m);
+	check_all_walks(0);
+	check_all_walks(ULONG_MAX);
+	model_free(&m);
+	t_finish(&tree);
+}
+
+Test(iter, single_key_at_zero_and_at_ulong_max)
+{
+	model_init(&m);
+	add(0, 1);
+	check_all_walks(0);
+	check_all_walks(1);
+	model_free(&m);
+	t_empty(&tree);
+	model_init(&m);
+	add(ULONG_MAX, 1);
+	check_all_walks(0);
+	check_all_walks(ULONG_MAX - 1);
+	check_all_walks(ULONG_MAX);
+	/* Keys near the end do not make the walk wrap to 0. */
+	add(0, 3);
+	add(ULONG_MAX - 1, 2);
+	check_all_walks(ULONG_MAX - 1);
+	check_all_walks(ULONG_MAX);
+	model_free(&m);
+	t_finish(&tree);
+}
+
+/*
+ * Regression: a walk that resumed inside the chunk ending at ULONG_MAX
+ * stopped there and never visited ULONG_MAX.  Finding that chunk had
+ * marked the walk done in advance (no chunk after it), and resume kept the
+ * mark although the rest of the chunk was still to come.
+ */
+Test(iter, resume_inside_the_last_chunk_still_reaches_ulong_max)
+{
+	struct radix_tree_iter iter;
+	void **slot;
+	unsigned long seen[4], n = 0;
+
+	model_init(&m);
+	add(ULONG_MAX - 2, 0);
+	add(ULONG_MAX, 0);
+	radix_tree_for_each_slot(slot, &tree, &iter, 0) {
+		seen[n++] = iter.index;
+		slot = radix_tree_iter_resume(slot, &iter);
+	}
+	cr_assert_eq(n, 2);
+	cr_assert_eq(seen[0], ULONG_MAX - 2);
+	cr_assert_eq(seen[1], ULONG_MAX);
+	model_free(&m);
+	t_finish(&tree);
+}
+
+Test(iter, holes_at_node_boundaries_and_starts_inside_holes)
+{
+	model_init(&m);
+	/* Runs ending and starting at leaf and inner-node boundaries. */
+	for (unsigned long b = 1; b <= 4; b++) {
+		unsigned long edge = b * RT_MAP_SIZE * RT_MAP_SIZE;
+
+		for (unsigned long k = edge - 3; k < edge + 3; k++)
+			add(k, k % 3 == 0 ? 1 : 2);
+		add(edge + RT_MAP_SIZE, 4);
+		add(edge + 2 * RT_MAP_SIZE - 1, 1);
+	}
+	for (size_t i = 0; i < m.n; i++) {
+		check_all_walks(m.e[i].key);
+		check_all_walks(m.e[i].key + 1);
+		check_all_walks(m.e[i].key - 1);
+	}
+	check_all_walks(0);
+	model_free(&m);
+	t_finish(&tree);
+}
+
+Test(iter, contig_stops_at_the_first_hole)
+{
+	struct radix_tree_iter iter;
+	void **slot;
+	unsigned long n = 0;
+
+	model_init(&m);
+	for (unsigned long k = 10; k < 10 + 3 * RT_MAP_SIZE; k++)
+		add(k, 0);
+	add(10 + 3 * RT_MAP_SIZE + 1, 0);  /* after a one-key hole */
+	radix_tree_for_each_contig(slot, &tree, &iter, 10)
+		n++;
+	cr_assert_eq(n, 3 * RT_MAP_SIZE);
+	n = 0;
+	radix_tree_for_each_contig(slot, &tree, &iter, 9)  /* starts in a hole */
+		n++;
+	cr_assert_eq(n, 0);
+	check_all_walks(10);
+	check_all_walks(20);
+	model_free(&m);
+	t_finish(&tree);
+}
+
+Test(iter, early_break_leaves_iter_on_the_item)
+{
+	struct radix_tree_iter iter;
+	void **slot;
+
+	model_init(&m);
+	for (unsigned long k = 0; k < 1000; k += 5)
+		add(k, 0);
+	radix_tree_for_each_slot(slot, &tree, &iter, 0)
+		if (iter.index >= 333)
+			break;
+	cr_assert_eq(iter.index, 335);
+	cr_assert_eq(((struct titem *)*slot)->key, 335);
+	model_free(&m);
+	t_finish(&tree);
+}
+
+Test(iter, tag_densities)
+{
+	static const unsigned int every[] = { 1, 8, 64 };
+
+	model_init(&m);
+	for (unsigned long k = 0; k < 10000; k++) {
+		unsigned long tags = 0;
+
+		for (unsigned int t = 0; t < 3; t++)
+			if (k % every[t] == 0)
+				tags |= 1UL << t;
+		add(k * 3, tags);
+	}
+	for (unsigned int t = 0; t < 3; t++) {
+		cr_assert_eq(walk(TAGGED, 0, t, 0, MAXW, got_keys, got_items), 10000 / every[t] +
+			     (10000 % every[t] != 0));
+		for (unsigned long s = 0; s < 30000; s += 977)
+			check_walk(&m, TAGGED, s, t, 0, MAXW);
+	}
+	model_free(&m);
+	t_finish(&tree);
+}
+
+Test(iter, invalid_tags_visit_nothing)
+{
+	struct radix_tree_iter iter;
+	void **slot;
+	unsigned int n = 0;
+
+	model_init(&m);
+	add(1, 0x3f);
+	for (unsigned int tag = RADIX_TREE_MAX_TAGS; tag < 1000; tag++)
+		radix_tree_for_each_tagged(slot, &tree, &iter, 0, tag)
+			n++;
+	radix_tree_for_each_tagged(slot, &tree, &iter, 0, UINT_MAX)
+		n++;
+	cr_assert_eq(n, 0);
+	radix_tree_iter_init(&iter, 0);
+	cr_assert_null(radix_tree_next_chunk(&tree, &iter, RADIX_TREE_ITER_TAGGED | 15));
+	cr_assert_null(radix_tree_next_chunk(NULL, &iter, 0));
+	cr_assert_null(radix_tree_next_chunk(&tree, NULL, 0));
+	model_free(&m);
+	t_finish(&tree);
+}
+
+/* ---- differential -------------------------------------------------------- */
+
+static void random_tree(struct t_rng *rng, unsigned long nkeys, unsigned long span)
+{
+	for (unsigned long i = 0; i < nkeys; i++) {
+		unsigned long key = t_rand_below(rng, 4) == 0 ? t_rand(rng) : t_rand_below(rng, span);
+
+		if (!model_find(&m, key))
+			add(key, t_rand(rng) & (t_rand(rng) & 7));
+	}
+	t_verify(&tree);
+}
+
+Test(iter, random_trees_and_random_starts, .timeout = 120)
+{
+	struct t_rng rng;
+
+	t_rng_init(&rng, "iter.random");
+	for (int round = 0; round < 6; round++) {
+		model_init(&m);
+		random_tree(&rng, 3000, 1UL << (8 + 3 * round));
+		for (int s = 0; s < 40; s++) {
+			unsigned long start = s < 30 ? m.e[t_rand_below(&rng, m.n)].key + t_rand_below(&rng, 3) - 1
+						   : t_rand(&rng);
+			unsigned long resume = (unsigned long[]){ 0, 1, 7, 64 }[s % 4];
+
+			check_walk(&m, PLAIN, start, 0, resume, MAXW);
+			check_walk(&m, TAGGED, start, (unsigned int)(s % 3), resume, MAXW);
+			check_walk(&m, CONTIG, start, 0, resume, MAXW);
+		}
+		model_free(&m);
+		t_empty(&tree);
+	}
+	t_finish(&tree);
+}
+
+/* Delete every other item visited, under the lock; nothing else may be
+ * skipped or repeated, and the deleted set must be exactly every other
+ * item of the walk. */
+static void delete_every_other(enum walk how, unsigned int tag, unsigned long start)
+{
+	struct radix_tree_iter iter;
+	void **slot;
+	unsigned long n = 0;
+	unsigned long want = expect(&m, how, start, tag, MAXW, want_keys, want_items);
+
+	radix_tree_lock(&tree);
+	if (how == TAGGED) {
+		radix_tree_for_each_tagged(slot, &tree, &iter, start, tag) {
+			cr_assert_lt(n, want);
+			cr_assert_eq(iter.index, want_keys[n]);
+			if (n++ % 2 == 0)
+				cr_assert_eq(radix_tree_iter_delete(&tree, &iter, slot), want_items[n - 1]);
+		}
+	} else {
+		radix_tree_for_each_slot(slot, &tree, &iter, start) {
+			cr_assert_lt(n, want);
+			cr_assert_eq(iter.index, want_keys[n]);
+			if (n++ % 2 == 0)
+				cr_assert_eq(radix_tree_iter_delete(&tree, &iter, slot), want_items[n - 1]);
+		}
+	}
+	radix_tree_unlock(&tree);
+	cr_assert_eq(n, want);
+	for (unsigned long i = 0; i < want; i += 2) {
+		cr_assert_eq(model_delete(&m, want_keys[i]), want_items[i]);
+		titem_free(want_items[i]);
+	}
+	t_verify(&tree);
+	check_walk(&m, PLAIN, 0, 0, 0, MAXW);
+}
+
+Test(iter, delete_every_other_item_under_the_lock, .timeout = 120)
+{
+	struct t_rng rng;
+
+	t_rng_init(&rng, "iter.delete");
+	for (int round = 0; round < 4; round++) {
+		model_init(&m);
+		random_tree(&rng, 4000, 1UL << (10 + 4 * round));
+		delete_every_other(TAGGED, (unsigned int)round % 3, 0);
+		delete_every_other(PLAIN, 0, m.n ? m.e[m.n / 3].key : 0);
+		delete_every_other(PLAIN, 0, 0);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	t_finish(&tree);
+}
+
+Test(iter, iter_delete_refusals)
+{
+	struct radix_tree_iter iter;
+	void **slot;
+
+	model_init(&m);
+	add(5, 0);
+	add(6, 0);
+	radix_tree_for_each_slot(slot, &tree, &iter, 0) {
+		/* Not holding the lock: refused. */
+		cr_assert_null(radix_tree_iter_delete(&tree, &iter, slot));
+		cr_assert_null(radix_tree_iter_delete(NULL, &iter, slot));
+		cr_assert_null(radix_tree_iter_delete(&tree, NULL, slot));
+		cr_assert_null(radix_tree_iter_delete(&tree, &iter, NULL));
+	}
+	cr_assert_not_null(radix_tree_lookup(&tree, 5));
+	cr_assert_not_null(radix_tree_lookup(&tree, 6));
+	model_free(&m);
+	t_finish(&tree);
+}
+
+/* ---- concurrency --------------------------------------------------------- */
+
+/*
+ * Readers walk the whole tree, plain and tagged, resuming (dropping and
+ * retaking the read lock) every 97 items, while a writer inserts, deletes
+ * and retags.  Keys must strictly ascend, every item must be live and carry
+ * its key, every stable key (present and tagged throughout) must be
+ * visited exactly once by both kinds of walk, and each walk must end within
+ * a bounded number of steps.
+ */
+#define W_KEYS 8192
+#define W_STABLE 32  /* every 32nd key is stable */
+static int w_stop;
+static unsigned long w_errors, w_walks;
+
+static void w_error(const char *what, unsigned long key)
+{
+	if (uatomic_add_return(&w_errors, 1) <= 10)
+		fprintf(stderr, "walker: %s (key %#lx)\n", what, key);
+}
+
+static void w_walk(bool tagged)
+{
+	struct radix_tree_iter iter;
+	unsigned long prev = 0, count = 0, stable = 0;
+	bool first = true;
+	void **slot;
+
+	urcu_memb_read_lock();
+	for (slot = radix_tree_iter_init(&iter, 0);
+	     slot || (slot = radix_tree_next_chunk(&tree, &iter,
+						   tagged ? RADIX_TREE_ITER_TAGGED | 0 : 0));
+	     slot = radix_tree_next_slot(slot, &iter, tagged ? RADIX_TREE_ITER_TAGGED : 0)) {
+		void *item = rcu_dereference(*slot);
+
+		if (!first && iter.index <= prev)
+			w_error("keys not ascending", iter.index);
+		first = false;
+		prev = iter.index;
+		if (item && !titem_ok(item, iter.index))
+			w_error("item dead or wrong key", iter.index);
+		if (iter.index % W_STABLE == 0) {
+			if (iter.index != stable * W_STABLE)
+				w_error("stable key skipped or repeated", stable * W_STABLE);
+			stable = iter.index / W_STABLE + 1;
+		}
+		if (++count > 4 * W_KEYS) {
+			w_error("walk does not end", iter.index);
+			break;
+		}
+		if (count % 97 == 0) {
+			slot = radix_tree_iter_resume(slot, &iter);
+			urcu_memb_read_unlock();
+			urcu_memb_read_lock();
+		}
+	}
+	urcu_memb_read_unlock();
+	if (stable != W_KEYS / W_STABLE)
+		w_error("walk missed stable keys at the end", stable * W_STABLE);
+}
+
+static void *w_reader(void *arg)
+{
+	unsigned long walks = 0;
+
+	(void)arg;
+	urcu_memb_register_thread();
+	while (!uatomic_read(&w_stop)) {
+		w_walk(walks & 1);
+		walks++;
+	}
+	uatomic_add(&w_walks, walks);
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+Test(iter, readers_walk_while_a_writer_reshapes, .timeout = 120)
+{
+	static struct titem *present[W_KEYS];
+	struct t_rng rng = { 0xabcdefULL };
+	pthread_t readers[2];
+
+	for (unsigned long k = 0; k < W_KEYS; k += W_STABLE) {
+		present[k] = t_insert_new(&tree, k);
+		radix_tree_tag_set(&tree, k, 0);
+	}
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(pthread_create(&readers[i], NULL, w_reader, NULL), 0);
+	for (unsigned long op = 0; op < 400000; op++) {
+		unsigned long k = t_rand_below(&rng, W_KEYS);
+
+		if (k % W_STABLE == 0)
+			continue;
+		if (!present[k]) {
+			present[k] = t_insert_new(&tree, k);
+			if (op & 1)
+				radix_tree_tag_set(&tree, k, 0);
+		} else if (op % 3) {
+			cr_assert_eq(radix_tree_delete(&tree, k), present[k]);
+			titem_free_rcu(&urcu_memb_flavor, present[k]);
+			present[k] = NULL;
+		} else if (op & 1) {
+			radix_tree_tag_clear(&tree, k, 0);
+		} else {
+			radix_tree_tag_set(&tree, k, 0);
+		}
+	}
+	uatomic_set(&w_stop, 1);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(pthread_join(readers[i], NULL), 0);
+	cr_assert_eq(w_errors, 0, "%lu walker errors (first ones on stderr)", w_errors);
+	cr_assert_gt(w_walks, 0);
+	fprintf(stderr, "%lu walks during 400000 writer operations\n", w_walks);
+	t_verify(&tree);
+	urcu_memb_barrier();
+	t_finish(&tree);
+}
