@@ -190,38 +190,23 @@ unsigned long rt_backend_overhead_bytes(unsigned long nodes)
 	return nodes * (RT_SLAB_SIZE - RT_SLAB_NODES * RT_NODE_SIZE) / RT_SLAB_NODES;
 }
 
-#elif defined(RT_ALLOC_JEMALLOC)
+#else /* one allocator call per node: jemalloc, jemalloc-arena, libc */
 
-#define RT_NODE_FLAGS MALLOCX_ALIGN(RT_NODE_ALIGN)
+#if defined(RT_ALLOC_JEMALLOC)
 
-static unsigned int rt_backend_get(struct rt_node **nodes, unsigned int n)
+static struct rt_node *rt_one_alloc(void)
 {
-	unsigned int got = 0;
-
-	while (got < n && !rt_fault_hit()) {
-		struct rt_node *node = mallocx(RT_NODE_SIZE, RT_NODE_FLAGS);
-
-		if (!node)
-			break;
-		uatomic_add(&rt_counters.backing_bytes, nallocx(RT_NODE_SIZE, RT_NODE_FLAGS));
-		nodes[got++] = node;
-	}
-	return got;
+	return mallocx(RT_NODE_SIZE, MALLOCX_ALIGN(RT_NODE_ALIGN));
 }
 
-static void rt_backend_put(struct rt_node **nodes, unsigned int n)
+static void rt_one_free(struct rt_node *node)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		uatomic_sub(&rt_counters.backing_bytes, nallocx(RT_NODE_SIZE, RT_NODE_FLAGS));
-		sdallocx(nodes[i], RT_NODE_SIZE, RT_NODE_FLAGS);
-	}
+	sdallocx(node, RT_NODE_SIZE, MALLOCX_ALIGN(RT_NODE_ALIGN));
 }
 
-unsigned long rt_backend_overhead_bytes(unsigned long nodes)
+static unsigned long rt_one_size(void)
 {
-	return nodes * (nallocx(RT_NODE_SIZE, RT_NODE_FLAGS) - RT_NODE_SIZE);
+	return nallocx(RT_NODE_SIZE, MALLOCX_ALIGN(RT_NODE_ALIGN));  /* the 640-byte class */
 }
 
 #elif defined(RT_ALLOC_JEMALLOC_ARENA)
@@ -236,6 +221,8 @@ static bool rt_arena_ok;
 static pthread_once_t rt_arena_once = PTHREAD_ONCE_INIT;
 static pthread_key_t rt_tcache_key;
 static __thread unsigned int rt_tcache;  /* explicit tcache id + 1; 0: none yet */
+
+#define RT_NODE_FREE_FLAGS (MALLOCX_ALIGN(RT_NODE_ALIGN) | MALLOCX_TCACHE_NONE)
 
 static void rt_tcache_exit(void *arg)
 {
@@ -252,6 +239,7 @@ static void rt_arena_create(void)
 		      pthread_key_create(&rt_tcache_key, rt_tcache_exit) == 0;
 }
 
+/* mallocx flags for this thread: the private arena through its tcache. */
 static int rt_arena_flags(void)
 {
 	pthread_once(&rt_arena_once, rt_arena_create);
@@ -262,8 +250,7 @@ static int rt_arena_flags(void)
 		size_t sz = sizeof(tc);
 
 		if (mallctl("tcache.create", &tc, &sz, NULL, 0) != 0)
-			return MALLOCX_ALIGN(RT_NODE_ALIGN) | MALLOCX_ARENA(rt_arena) |
-			       MALLOCX_TCACHE_NONE;
+			return RT_NODE_FREE_FLAGS | MALLOCX_ARENA(rt_arena);
 		rt_tcache = tc + 1;
 		pthread_setspecific(rt_tcache_key, (void *)(uintptr_t)rt_tcache);
 	}
@@ -271,37 +258,19 @@ static int rt_arena_flags(void)
 	       MALLOCX_TCACHE(rt_tcache - 1);
 }
 
-#define RT_NODE_FREE_FLAGS (MALLOCX_ALIGN(RT_NODE_ALIGN) | MALLOCX_TCACHE_NONE)
-
-static unsigned int rt_backend_get(struct rt_node **nodes, unsigned int n)
+static struct rt_node *rt_one_alloc(void)
 {
-	int flags = rt_arena_flags();
-	unsigned int got = 0;
-
-	while (got < n && !rt_fault_hit()) {
-		struct rt_node *node = mallocx(RT_NODE_SIZE, flags);
-
-		if (!node)
-			break;
-		uatomic_add(&rt_counters.backing_bytes, nallocx(RT_NODE_SIZE, RT_NODE_FREE_FLAGS));
-		nodes[got++] = node;
-	}
-	return got;
+	return mallocx(RT_NODE_SIZE, rt_arena_flags());
 }
 
-static void rt_backend_put(struct rt_node **nodes, unsigned int n)
+static void rt_one_free(struct rt_node *node)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		uatomic_sub(&rt_counters.backing_bytes, nallocx(RT_NODE_SIZE, RT_NODE_FREE_FLAGS));
-		sdallocx(nodes[i], RT_NODE_SIZE, RT_NODE_FREE_FLAGS);
-	}
+	sdallocx(node, RT_NODE_SIZE, RT_NODE_FREE_FLAGS);
 }
 
-unsigned long rt_backend_overhead_bytes(unsigned long nodes)
+static unsigned long rt_one_size(void)
 {
-	return nodes * (nallocx(RT_NODE_SIZE, RT_NODE_FREE_FLAGS) - RT_NODE_SIZE);
+	return nallocx(RT_NODE_SIZE, RT_NODE_FREE_FLAGS);
 }
 
 /* Unload: no later thread exit may call rt_tcache_exit. */
@@ -315,16 +284,36 @@ static void rt_backend_fini(void)
 
 #elif defined(RT_ALLOC_LIBC)
 
+static struct rt_node *rt_one_alloc(void)
+{
+	return aligned_alloc(RT_NODE_ALIGN, RT_NODE_SIZE);
+}
+
+static void rt_one_free(struct rt_node *node)
+{
+	free(node);
+}
+
+static unsigned long rt_one_size(void)
+{
+	return RT_NODE_SIZE;
+}
+
+#else
+#error "define one of RT_ALLOC_SLAB, RT_ALLOC_JEMALLOC, RT_ALLOC_JEMALLOC_ARENA, RT_ALLOC_LIBC"
+#endif
+
 static unsigned int rt_backend_get(struct rt_node **nodes, unsigned int n)
 {
 	unsigned int got = 0;
 
 	while (got < n && !rt_fault_hit()) {
-		struct rt_node *node = aligned_alloc(RT_NODE_ALIGN, RT_NODE_SIZE);
+		struct rt_node *node = rt_one_alloc();
 
 		if (!node)
 			break;
-		uatomic_add(&rt_counters.backing_bytes, RT_NODE_SIZE);
+		/* Atomic: every writer thread and the call_rcu worker update it. */
+		uatomic_add(&rt_counters.backing_bytes, rt_one_size());
 		nodes[got++] = node;
 	}
 	return got;
@@ -335,19 +324,16 @@ static void rt_backend_put(struct rt_node **nodes, unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		uatomic_sub(&rt_counters.backing_bytes, RT_NODE_SIZE);
-		free(nodes[i]);
+		uatomic_sub(&rt_counters.backing_bytes, rt_one_size());  /* see rt_backend_get */
+		rt_one_free(nodes[i]);
 	}
 }
 
 unsigned long rt_backend_overhead_bytes(unsigned long nodes)
 {
-	(void)nodes;
-	return 0;
+	return nodes * (rt_one_size() - RT_NODE_SIZE);
 }
 
-#else
-#error "define one of RT_ALLOC_SLAB, RT_ALLOC_JEMALLOC, RT_ALLOC_JEMALLOC_ARENA, RT_ALLOC_LIBC"
 #endif
 
 /* Counted entry points used by preload.c. */

@@ -7,20 +7,7 @@
 
 #include <errno.h>
 
-static struct radix_tree_root tree;
-
-static void setup(void)
-{
-	urcu_memb_register_thread();
-	INIT_RADIX_TREE(&tree, GFP_KERNEL);
-}
-
-static void teardown(void)
-{
-	urcu_memb_unregister_thread();
-}
-
-TestSuite(basic, .init = setup, .fini = teardown);
+T_SUITE(basic);
 
 /* Expected height for a tree whose largest key is @max. */
 static unsigned int height_for(unsigned long max)

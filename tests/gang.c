@@ -6,20 +6,7 @@
  */
 #include "helpers.h"
 
-static struct radix_tree_root tree;
-
-static void setup(void)
-{
-	urcu_memb_register_thread();
-	INIT_RADIX_TREE(&tree, GFP_KERNEL);
-}
-
-static void teardown(void)
-{
-	urcu_memb_unregister_thread();
-}
-
-TestSuite(gang, .init = setup, .fini = teardown);
+T_SUITE(gang);
 
 #define MAXK 4096
 

@@ -68,6 +68,23 @@ void t_finish_nowait(struct radix_tree_root *root);
 /* Counters must be zero (after the caller's own cleanup). */
 void t_assert_no_nodes(void);
 
+/*
+ * T_SUITE(name): the usual suite - a urcu-memb GFP_KERNEL tree `tree`,
+ * initialised before each test, with the test thread registered.
+ */
+#define T_SUITE(name)                                                          \
+	static struct radix_tree_root tree;                                    \
+	static void name##_setup(void)                                         \
+	{                                                                      \
+		urcu_memb_register_thread();                                   \
+		INIT_RADIX_TREE(&tree, GFP_KERNEL);                            \
+	}                                                                      \
+	static void name##_teardown(void)                                      \
+	{                                                                      \
+		urcu_memb_unregister_thread();                                 \
+	}                                                                      \
+	TestSuite(name, .init = name##_setup, .fini = name##_teardown)
+
 /* Keys every suite exercises. */
 extern const unsigned long t_special_keys[];
 extern const unsigned int t_nr_special_keys;

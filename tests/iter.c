@@ -12,26 +12,26 @@
 
 #include <errno.h>
 
-static struct radix_tree_root tree;
-
-static void setup(void)
-{
-	urcu_memb_register_thread();
-	INIT_RADIX_TREE(&tree, GFP_KERNEL);
-}
-
-static void teardown(void)
-{
-	urcu_memb_unregister_thread();
-}
-
-TestSuite(iter, .init = setup, .fini = teardown);
+T_SUITE(iter);
 
 enum walk { PLAIN, TAGGED, CONTIG };
 
+/* Body shared by the three walks below: record, stop, resume. */
+#define WALK_BODY                                                               \
+	{                                                                       \
+		cr_assert_eq(radix_tree_iter_index(&iter), iter.index);         \
+		keys[n] = iter.index;                                           \
+		items[n] = rcu_dereference(*slot);                              \
+		if (++n == limit)                                               \
+			break;                                                  \
+		if (resume_every && n % resume_every == 0)                      \
+			slot = radix_tree_iter_resume(slot, &iter);             \
+	}
+
 /*
- * Walk from @start (tag @tag for TAGGED), resuming every @resume_every items
- * (0: never), stopping after @limit items; store keys and items.
+ * Walk from @start with the public macros (tag @tag for TAGGED), resuming
+ * every @resume_every items (0: never), stopping after @limit items; store
+ * keys and items.
  */
 static unsigned long walk(enum walk how, unsigned long start, unsigned int tag,
 			  unsigned long resume_every, unsigned long limit,
@@ -43,35 +43,16 @@ static unsigned long walk(enum walk how, unsigned long start, unsigned int tag,
 
 	switch (how) {
 	case PLAIN:
-		radix_tree_for_each_slot(slot, &tree, &iter, start) {
-			cr_assert_eq(radix_tree_iter_index(&iter), iter.index);
-			keys[n] = iter.index;
-			items[n] = rcu_dereference(*slot);
-			if (++n == limit)
-				break;
-			if (resume_every && n % resume_every == 0)
-				slot = radix_tree_iter_resume(slot, &iter);
-		}
+		radix_tree_for_each_slot(slot, &tree, &iter, start)
+			WALK_BODY
 		break;
 	case TAGGED:
-		radix_tree_for_each_tagged(slot, &tree, &iter, start, tag) {
-			keys[n] = iter.index;
-			items[n] = rcu_dereference(*slot);
-			if (++n == limit)
-				break;
-			if (resume_every && n % resume_every == 0)
-				slot = radix_tree_iter_resume(slot, &iter);
-		}
+		radix_tree_for_each_tagged(slot, &tree, &iter, start, tag)
+			WALK_BODY
 		break;
 	case CONTIG:
-		radix_tree_for_each_contig(slot, &tree, &iter, start) {
-			keys[n] = iter.index;
-			items[n] = rcu_dereference(*slot);
-			if (++n == limit)
-				break;
-			if (resume_every && n % resume_every == 0)
-				slot = radix_tree_iter_resume(slot, &iter);
-		}
+		radix_tree_for_each_contig(slot, &tree, &iter, start)
+			WALK_BODY
 		break;
 	}
 	return n;

@@ -11,20 +11,7 @@
 
 #include <errno.h>
 
-static struct radix_tree_root tree;
-
-static void setup(void)
-{
-	urcu_memb_register_thread();
-	INIT_RADIX_TREE(&tree, GFP_KERNEL);
-}
-
-static void teardown(void)
-{
-	urcu_memb_unregister_thread();
-}
-
-TestSuite(random, .init = setup, .fini = teardown);
+T_SUITE(random);
 
 #define OPS 1000000
 #define BATCH 20000

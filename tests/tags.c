@@ -12,20 +12,7 @@
 
 #include <errno.h>
 
-static struct radix_tree_root tree;
-
-static void setup(void)
-{
-	urcu_memb_register_thread();
-	INIT_RADIX_TREE(&tree, GFP_KERNEL);
-}
-
-static void teardown(void)
-{
-	urcu_memb_unregister_thread();
-}
-
-TestSuite(tags, .init = setup, .fini = teardown);
+T_SUITE(tags);
 
 /* Does every node on @key's path carry @tag's bit for the way down? */
 static bool path_tagged(unsigned long key, unsigned int tag)
