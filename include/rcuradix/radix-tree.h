@@ -624,6 +624,10 @@ RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *
  * @slot: the loop's current slot.
  *
  * The walk continues with the next item: nothing is skipped or repeated.
+ * Use this, not radix_tree_delete(), inside a walk done under the lock: a
+ * plain delete may free the leaf the walk is reading (after a grace period
+ * that a walker outside rcu_read_lock() does not hold back), unless the
+ * walk calls radix_tree_iter_resume() first.
  *
  * Context: Writer; the caller must hold the tree lock (radix_tree_lock())
  * for the whole walk.
