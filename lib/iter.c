@@ -160,15 +160,30 @@ RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
 
 /* ---- gang lookups ------------------------------------------------------ */
 
+/* Store one result of a gang lookup in whichever arrays the caller gave. */
+static inline void rt_gang_store(void **items, void ***slots, unsigned long *indices,
+				 unsigned int n, void *item, void **slot, unsigned long index)
+{
+	if (items)
+		items[n] = item;
+	else
+		slots[n] = slot;
+	if (indices)
+		indices[n] = index;
+}
+
 /*
  * Collect up to @max present items (or their slots) from @first, walking
- * with @flags.  Each item is loaded once; a slot that reads NULL (deleted
- * since its chunk was found) is skipped, so every result is an item that
- * was present during the call.
+ * with @flags.  The engine finds each chunk (one descent per leaf); the
+ * chunk's slots are then scanned here directly, so the cost per item is a
+ * load, a test and a store.  Each item is loaded once; a slot that reads
+ * NULL (deleted since its chunk was found) is skipped, so every result is
+ * an item that was present during the call.  Always inlined: each public
+ * gang lookup gets a copy specialised for its output arrays and flags.
  */
-static unsigned int rt_gang(const struct radix_tree_root *root, void **items, void ***slots,
-			    unsigned long *indices, unsigned long first, unsigned int max,
-			    unsigned int flags)
+static inline __attribute__((always_inline)) unsigned int
+rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigned long *indices,
+	unsigned long first, unsigned int max, unsigned int flags)
 {
 	struct radix_tree_iter iter;
 	unsigned int n = 0;
@@ -176,21 +191,32 @@ static unsigned int rt_gang(const struct radix_tree_root *root, void **items, vo
 
 	if (!root || !max)
 		return 0;
-	for (slot = radix_tree_iter_init(&iter, first);
-	     slot || (slot = radix_tree_next_chunk(root, &iter, flags));
-	     slot = radix_tree_next_slot(slot, &iter, flags)) {
-		void *item = rt_load(*slot);
+	radix_tree_iter_init(&iter, first);
+	while (n < max && (slot = radix_tree_next_chunk(root, &iter, flags))) {
+		if (flags & RADIX_TREE_ITER_TAGGED) {
+			unsigned long bits;
 
-		if (!item)
-			continue;
-		if (items)
-			items[n] = item;
-		else
-			slots[n] = slot;
-		if (indices)
-			indices[n] = iter.index;
-		if (++n == max)
-			break;
+			for (bits = iter.tags; bits && n < max; bits &= bits - 1) {
+				unsigned int i = (unsigned int)__builtin_ctzl(bits);
+				void *item = rt_load(slot[i]);
+
+				if (item)
+					rt_gang_store(items, slots, indices, n++, item, slot + i,
+						      iter.index + i);
+			}
+		} else {
+			/* Slots from here to the end of the chunk (wraps right
+			 * when the chunk ends at ULONG_MAX). */
+			unsigned long i, left = iter.next_index - iter.index;
+
+			for (i = 0; i < left && n < max; i++) {
+				void *item = rt_load(slot[i]);
+
+				if (item)
+					rt_gang_store(items, slots, indices, n++, item, slot + i,
+						      iter.index + i);
+			}
+		}
 	}
 	return n;
 }

@@ -29,7 +29,9 @@ extern const struct rcu_flavor_struct urcu_memb_flavor __attribute__((weak));
 
 /* ---- the tree lock ----------------------------------------------------- */
 
-static __thread char rt_self;
+/* Its address identifies the thread.  initial-exec: one byte of static TLS
+ * instead of a __tls_get_addr() call on every lock and unlock. */
+static __thread char rt_self __attribute__((tls_model("initial-exec")));
 
 unsigned long rt_thread_id(void)
 {
