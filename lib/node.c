@@ -436,6 +436,38 @@ void rt_node_free_deferred(const struct radix_tree_root *root, struct rt_node *n
 	root->flavor->update_call_rcu(&node->rcu, rt_node_free_rcu);
 }
 
+/* ---- fork -------------------------------------------------------------- */
+
+/*
+ * A child process inherits only the forking thread: a library lock that
+ * another thread held at fork() would stay locked forever in the child.
+ * Hold both of ours across fork() and release them on both sides.  (Tree
+ * locks are the application's, like any mutex of its own; liburcu's own
+ * fork rules still apply: see rcuradix(7).)  Lock order: flavors, then
+ * pool, then jemalloc's own (its prepare handler was registered earlier,
+ * so it runs later).
+ */
+static void rt_prefork(void)
+{
+	pthread_mutex_lock(&rt_flavors_lock);
+#if defined(RT_ALLOC_SLAB)
+	pthread_mutex_lock(&rt_pool.lock);
+#endif
+}
+
+static void rt_postfork(void)
+{
+#if defined(RT_ALLOC_SLAB)
+	pthread_mutex_unlock(&rt_pool.lock);
+#endif
+	pthread_mutex_unlock(&rt_flavors_lock);
+}
+
+__attribute__((constructor)) static void rt_node_init_fork(void)
+{
+	pthread_atfork(rt_prefork, rt_postfork, rt_postfork);
+}
+
 /* ---- stats ------------------------------------------------------------- */
 
 RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size)

@@ -171,16 +171,18 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
 	radix_tree_iter_init(&iter, *first_indexp);
 	while ((slot = radix_tree_next_chunk(root, &iter, RADIX_TREE_ITER_TAGGED | fromtag))) {
 		unsigned int offset = rt_offset(iter.index, 0);
-		unsigned long bits = iter.tags << offset;  /* fromtag bits from here on */
-		unsigned long room = last_index - iter.index;  /* keys left after this one */
+		unsigned long bits = iter.tags << offset;  /* fromtag bits, leaf positions */
 		struct rt_path path;
 
-		if (room < RT_MAP_SIZE - 1 - offset)  /* the range ends inside this leaf */
-			bits &= (2UL << (offset + room)) - 1;
-		while (bits && nr_to_tag - tagged < (unsigned long)__builtin_popcountl(bits))
-			bits &= ~(1UL << (RT_BITS_PER_LONG - 1 - __builtin_clzl(bits)));
-		if (!bits)
+		/* The next tagged item may lie beyond the range (the first
+		 * version forgot this and tagged it: tests/tags.c). */
+		if (iter.index > last_index)
 			break;
+		if (last_index - iter.index < RT_MAP_SIZE - 1 - offset)
+			bits &= (2UL << rt_offset(last_index, 0)) - 1;  /* range ends here */
+		while (__builtin_popcountl(bits) > (int)(nr_to_tag - tagged < RT_MAP_SIZE ?
+							 nr_to_tag - tagged : RT_MAP_SIZE))
+			bits &= ~(1UL << (RT_BITS_PER_LONG - 1 - __builtin_clzl(bits)));
 		tagged += (unsigned long)__builtin_popcountl(bits);
 		rt_descend(root, iter.index, &path);
 		rt_tag_set_path(root, &path, totag, bits);

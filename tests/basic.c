@@ -6,6 +6,8 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 T_SUITE(basic);
 
@@ -457,5 +459,63 @@ Test(basic, node_is_one_line_of_header_past_the_slots)
 {
 	cr_assert_eq(sizeof(struct rt_node), RT_MAP_SIZE * sizeof(void *) + 64);
 	cr_assert_eq(offsetof(struct rt_node, slots), 0);
+	t_finish(&tree);
+}
+
+/*
+ * fork() while another thread allocates and frees nodes: the child must
+ * not inherit the library's node pool lock in a locked state.  Each child
+ * builds a tree (allocating nodes) and exits 0; a deadlocked child is
+ * killed by its own alarm and reported.
+ */
+static int fork_stop;
+
+static void *allocating_thread(void *arg)
+{
+	struct radix_tree_root r;
+	static long item;
+
+	(void)arg;
+	urcu_memb_register_thread();
+	radix_tree_init_flavor(&r, GFP_KERNEL, &urcu_memb_flavor);
+	while (!uatomic_read(&fork_stop)) {
+		for (unsigned long k = 0; k < 64; k++)
+			radix_tree_insert(&r, k << 12, &item);
+		radix_tree_destroy(&r);
+		rcuradix_thread_cache_flush();
+	}
+	urcu_memb_barrier();
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+Test(basic, fork_while_another_thread_allocates, .timeout = 120)
+{
+	pthread_t thread;
+	unsigned int bad = 0;
+
+	cr_assert_eq(pthread_create(&thread, NULL, allocating_thread, NULL), 0);
+	for (int i = 0; i < 100; i++) {
+		pid_t pid = fork();
+		int status;
+
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			struct radix_tree_root r;
+			static long item;
+
+			alarm(5);
+			radix_tree_init_flavor(&r, GFP_KERNEL, &urcu_memb_flavor);
+			for (unsigned long k = 0; k < 256; k++)
+				if (radix_tree_insert(&r, k << 10, &item) != 0)
+					_exit(2);
+			_exit(radix_tree_lookup(&r, 255UL << 10) == &item ? 0 : 3);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		bad += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	}
+	uatomic_set(&fork_stop, 1);
+	cr_assert_eq(pthread_join(thread, NULL), 0);
+	cr_assert_eq(bad, 0, "%u children failed or deadlocked", bad);
 	t_finish(&tree);
 }

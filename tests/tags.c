@@ -354,6 +354,31 @@ Test(tags, range_tag_wraps_at_ulong_max)
 	t_finish(&tree);
 }
 
+/*
+ * Regression: when the first item bearing @fromtag after the range's start
+ * lay beyond @last_index (in a later leaf), range tagging computed the keys
+ * "left in the range" as last_index - index, which wrapped, and tagged that
+ * item.  Keys 10 and 200, only 200 tagged, range [0, 100]: nothing to tag.
+ */
+Test(tags, range_tag_does_not_tag_past_the_range_end)
+{
+	unsigned long first = 0;
+
+	t_insert_new(&tree, 10);
+	t_insert_new(&tree, 200);
+	cr_assert_not_null(radix_tree_tag_set(&tree, 200, 0));
+	cr_assert_eq(radix_tree_range_tag_if_tagged(&tree, &first, 100, 10, 0, 1), 0);
+	cr_assert_eq(first, 101);
+	cr_assert_eq(radix_tree_tag_get(&tree, 200, 1), -1);
+	cr_assert_not(radix_tree_tagged(&tree, 1));
+	/* Same with the range ending inside the tagged item's leaf. */
+	first = 150;
+	cr_assert_eq(radix_tree_range_tag_if_tagged(&tree, &first, 199, 10, 0, 1), 0);
+	cr_assert_eq(radix_tree_tag_get(&tree, 200, 1), -1);
+	t_verify(&tree);
+	t_finish(&tree);
+}
+
 Test(tags, range_tag_refusals)
 {
 	unsigned long first = 10;
