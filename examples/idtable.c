@@ -53,6 +53,8 @@ struct conn {
 static RADIX_TREE(conns, GFP_ATOMIC);
 static unsigned char id_used[MAX_IDS];  /* the model; under the tree lock */
 static unsigned long acceptor_ops;  /* at least this many each; set by main */
+/* Shared by the threads: atomics, so that the stop flag is seen by the
+ * loops and concurrent increments are never lost. */
 static atomic_int stop_workers;
 static atomic_ulong errors, requests_served, requests_retired;
 /* Lookups made by each worker so far: acceptors keep going until every

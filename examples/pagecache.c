@@ -48,6 +48,8 @@ static RADIX_TREE(cache, GFP_KERNEL);  /* default flavor: urcu-memb */
 /* What the writer last made of each page (the writer's own model) and
  * what reached the disk (written by the flusher under the tree lock). */
 static unsigned long latest[NR_PAGES], disk[NR_PAGES];
+/* Flags and counters shared by the threads: atomics, so that a flag set by
+ * main is seen by the loops and counts are never torn or lost. */
 static atomic_int stop_readers, stop_flusher;
 static atomic_ulong reader_errors, writer_errors, pages_written;
 /* Progress of the other threads: the writer keeps going until they have

@@ -46,6 +46,8 @@ struct item {
 
 static struct radix_tree_root tree;
 static sem_t work[NR_READERS];
+/* Shared by the threads: atomics, so that the stop flag is seen by the
+ * readers and concurrent increments are never lost. */
 static atomic_int stop;
 static atomic_ulong errors, walks, reader_walks[NR_READERS];
 
