@@ -142,6 +142,11 @@ RCURADIX_API void radix_tree_preload_end(void)
 
 RCURADIX_API void rcuradix_thread_cache_flush(void)
 {
+	if (rt_reserve.window > 0) {
+		rt_debug_msg("rcuradix_thread_cache_flush: inside a preload window; "
+			     "the reserve is kept for the next insert\n");
+		return;
+	}
 	rt_reserve_drain(&rt_reserve);
 }
 

@@ -152,6 +152,24 @@ Test(preload, maybe_preload_only_preloads_when_the_mask_may_allocate)
 
 /* The README's pattern: preload outside the lock, then look up and insert
  * under it, then preload_end. */
+Test(preload, flush_inside_a_window_keeps_the_reserve)
+{
+	struct radix_tree_root atomic;
+
+	radix_tree_init_flavor(&atomic, GFP_ATOMIC, &urcu_memb_flavor);
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	rcuradix_thread_cache_flush();  /* refused: the window is open */
+	cr_assert_geq(stats().nodes_reserved, RT_PRELOAD_SIZE);
+	rt_fault_fail_all(true);
+	t_insert_new(&atomic, ULONG_MAX);  /* the promise still holds */
+	rt_fault_fail_all(false);
+	radix_tree_preload_end();
+	rcuradix_thread_cache_flush();  /* outside the window: drained */
+	cr_assert_eq(stats().nodes_reserved, 0);
+	t_finish(&atomic);
+	t_finish(&tree);
+}
+
 Test(preload, lookup_then_insert_under_the_lock)
 {
 	for (unsigned long id = 0; id < 2000; id += 3) {

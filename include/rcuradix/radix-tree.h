@@ -312,7 +312,8 @@ RCURADIX_API int radix_tree_empty(const struct radix_tree_root *root);
  *
  * Unlinks the whole tree under the lock and queues its nodes to call_rcu(),
  * so readers still inside a read-side section stay safe and the call never
- * waits for a grace period.  Items are the caller's.  The tree is empty and
+ * waits for a grace period.  Items are the caller's: destroy does not free
+ * them (walk the tree first if they must be freed).  The tree is empty and
  * reusable afterwards.  After this call and the flavor's barrier() (e.g.
  * urcu_memb_barrier()), the memory holding @root may be freed: no pending
  * callback refers to the root.
@@ -446,6 +447,10 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
  * returned to the allocator when the thread exits.  Debug builds report an
  * unbalanced radix_tree_preload_end() or a nested preload on stderr.
  *
+ * @gfp_mask is accepted for the kernel's signature: userspace allocation does
+ * not sleep for reclaim, so every mask may allocate here (use
+ * radix_tree_maybe_preload() to preload only for masks that allow it).
+ *
  * Context: Any thread, outside the tree lock (may allocate).
  * Return: 0 on success; -ENOMEM if the reserve could not be filled (nothing
  *         extra is reserved, and radix_tree_preload_end() is not needed).
@@ -522,6 +527,8 @@ RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size);
  *
  * Thread exit does this by itself; a long-lived thread that stops inserting
  * (or a test checking that every counter is back to zero) may call it.
+ * Inside a preload window it does nothing (the reserve is promised to the
+ * next insert; debug builds say so on stderr).
  *
  * Context: Any thread, outside a preload window.
  * Return: nothing.
