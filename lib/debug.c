@@ -54,9 +54,11 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 	unsigned int i, tag, count = 0;
 
 	v->nodes++;
-	if (!rt_is_internal(entry) || rt_entry_level(entry) != level || node->level != level)
+	if (!rt_is_internal(entry) || rt_entry_level(entry) != level)
 		return rt_verify_fail(v, base, level, "bad entry encoding or level (entry %p)",
 				      entry);
+	if (RT_MAP_SIZE < RT_BITS_PER_LONG && (node->present >> RT_MAP_SIZE))
+		return rt_verify_fail(v, base, level, "present bits beyond the slots");
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
 		if (RT_MAP_SIZE < RT_BITS_PER_LONG && (node->tags[tag] >> RT_MAP_SIZE))
 			return rt_verify_fail(v, base, level, "tag %u bits beyond the slots", tag);
@@ -67,6 +69,8 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 		unsigned long index = base | ((unsigned long)i << rt_shift(level));
 		bool below[RADIX_TREE_MAX_TAGS] = { false };
 
+		if (!slot != !((node->present >> i) & 1UL))
+			return rt_verify_fail(v, index, level, "present bit of slot %u is wrong", i);
 		if (!slot) {
 			for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 				if (node->tags[tag] & (1UL << i))
@@ -92,9 +96,6 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 	}
 	if (count == 0)
 		return rt_verify_fail(v, base, level, "empty node still linked");
-	if (count != node->count)
-		return rt_verify_fail(v, base, level, "count %u but %u slots used",
-				      node->count, count);
 	return true;
 }
 
@@ -120,7 +121,7 @@ static int rt_verify_locked(const struct radix_tree_root *root)
 		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 			if (tags[tag] != ((root->tags >> tag) & 1UL))
 				rt_verify_fail(&v, 0, level, "root tag %u summary is wrong", tag);
-		if (level > 0 && node->count == 1 && node->slots[0])
+		if (level > 0 && node->present == 1UL)
 			rt_verify_fail(&v, 0, level, "height not minimal (top holds only slot 0)");
 		if (v.nodes != root->nr_nodes)
 			rt_verify_fail(&v, 0, level, "tree counts %lu nodes, found %lu",

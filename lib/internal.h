@@ -12,9 +12,10 @@
  *   node    a struct rt_node *, decoded from an internal entry.
  *   level   height of a node above the leaves: leaves are level 0.  A node
  *           at level L decodes bits [L*RT_MAP_SHIFT, (L+1)*RT_MAP_SHIFT) of
- *           an index.  A child's level is encoded in the entry that points to
- *           it (today always parent level - 1; nodes that skip levels can
- *           later change that here and in rt_descend() only).
+ *           an index.  Every entry carries its node's level.  Today a child
+ *           is always at its parent's level - 1, and the descents rely on
+ *           that for speed (verify checks it); nodes that skip levels would
+ *           decode the entry's level in rt_descend() and the walk engine.
  *   shift   level * RT_MAP_SHIFT.
  *   offset  the slot number within a node: (index >> shift) & RT_MAP_MASK.
  *   slot    a void ** pointing into node->slots[].
@@ -27,11 +28,14 @@
  *      | slot 0-7| slot 8-15|slot16-23|          | slots 56-63    |header|
  *      +---------+---------+---------+--- - - ---+----------------+------+
  *       one 64-byte line per 8 slots: a lookup reads exactly one line per
- *       level (the child's level comes from the entry, not from the header)
+ *       level (the levels come from the root entry, not from headers)
  *
- *      header (one line): tags[RADIX_TREE_MAX_TAGS]  6 x 64-bit bitmaps
- *                         union { struct rcu_head rcu;       after unlink
- *                                 { count, level };  }       while linked
+ *      header (one line): present                  bit i: slots[i] != NULL
+ *                         tags[RADIX_TREE_MAX_TAGS]  5 x 64-bit bitmaps
+ *                         struct rcu_head rcu        used once unlinked
+ *
+ *      A node's count of used slots is popcount(present); walks step
+ *      through a chunk with the present (or a tag) bitmap in a register.
  *
  * Internal entry encoding: nodes are 64-byte aligned, so the low six bits
  * of a node address are free:
@@ -86,19 +90,14 @@
 #define RT_ITEM_ALIGN_MASK 3UL
 
 struct rt_node {
-	/* W: tree lock, rt_publish(); R: rcu_dereference() */
+	/* W: tree lock, rt_publish() via rt_slot_set/clear; R: rcu_dereference() */
 	void *slots[RT_MAP_SIZE];
-	/* W: tree lock, CMM_STORE_SHARED(); R: CMM_LOAD_SHARED() */
+	/* Bit i set iff slots[i] != NULL.  W: tree lock, rt_tag_store(); R: rt_tag_load() */
+	unsigned long present;
+	/* W: tree lock, rt_tag_store(); R: rt_tag_load() */
 	unsigned long tags[RADIX_TREE_MAX_TAGS];
-	union {
-		/* Once unlinked: queued to call_rcu.  Overlays only fields
-		 * that readers never read. */
-		struct rcu_head rcu;
-		struct {
-			unsigned int count;  /* non-NULL slots. W, R: tree lock */
-			unsigned int level;  /* W, R: tree lock (debug checks) */
-		};
-	};
+	/* Written by call_rcu once the node is unlinked; nothing else uses it. */
+	struct rcu_head rcu;
 } __attribute__((aligned(RT_NODE_ALIGN)));
 
 _Static_assert(RT_MAX_LEVELS - 1 <= (RT_ENTRY_LEVEL_MASK >> RT_ENTRY_LEVEL_SHIFT),
@@ -182,6 +181,12 @@ static inline unsigned long rt_index_at(unsigned long index, unsigned int level,
 	return (index & ~rt_level_maxindex(level)) | ((unsigned long)offset << rt_shift(level));
 }
 
+/* Slots in use (writers: exact under the lock). */
+static inline unsigned int rt_node_count(const struct rt_node *node)
+{
+	return (unsigned int)__builtin_popcountl(node->present);
+}
+
 /* ---- reader-side loads and writer-side stores -------------------------- */
 
 /* Load a slot or root entry.  rcu_dereference: the entry may be a node or
@@ -212,6 +217,29 @@ static inline struct rt_node *rt_slot_node(void **slot, unsigned int offset)
  */
 #define rt_tag_load(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define rt_tag_store(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+
+/* Internal walk flag: the caller scans the chunk itself (gang lookups), so
+ * radix_tree_next_chunk() need not build the chunk's presence bitmap. */
+#define RT_ITER_NO_BITMAP 0x100u
+
+/*
+ * Fill or empty a slot of a linked node (tree lock held), keeping its
+ * present bit in step.  Filling publishes the entry before setting the bit
+ * (release): a reader that sees the bit finds the entry.  Emptying clears
+ * the bit, then publishes NULL: a reader may still see the bit with a NULL
+ * slot, and skips it.
+ */
+static inline void rt_slot_set(struct rt_node *node, unsigned int offset, void *entry)
+{
+	rt_publish(node->slots[offset], entry);
+	rt_tag_store(node->present, node->present | (1UL << offset));
+}
+
+static inline void rt_slot_clear(struct rt_node *node, unsigned int offset)
+{
+	rt_tag_store(node->present, node->present & ~(1UL << offset));
+	rt_publish(node->slots[offset], NULL);
+}
 
 /* ---- lock assertions (SQLite style) ------------------------------------ */
 
@@ -292,7 +320,15 @@ static inline void **rt_descend(const struct radix_tree_root *root, unsigned lon
 		entry = rt_load(node->slots[offset]);
 		if (!entry)
 			return NULL;
-		level = rt_entry_level(entry);
+		/*
+		 * Children sit exactly one level down (radix_tree_verify()
+		 * checks it against the level each entry carries), so the next
+		 * offset does not wait for the loaded entry to be decoded: each
+		 * level's dependency chain is load -> mask -> load.  Nodes that
+		 * skip levels would decode rt_entry_level(entry) here instead.
+		 */
+		level--;
+		rt_assert(rt_entry_level(entry) == level);
 	}
 }
 
@@ -320,8 +356,8 @@ RT_HIDDEN void rt_tags_clear_slot(struct radix_tree_root *root, const struct rt_
 /* Take @n nodes for one operation from the thread's reserve, refilling it
  * from the backend if @may_alloc.  All or nothing: 0 or -ENOMEM. */
 RT_HIDDEN int rt_nodes_get(struct rt_node **nodes, unsigned int n, bool may_alloc);
-/* Prepare a node taken by rt_nodes_get(): zeroed, level recorded. */
-RT_HIDDEN void rt_node_init(struct rt_node *node, unsigned int level);
+/* Prepare a node taken by rt_nodes_get(): empty, untagged. */
+RT_HIDDEN void rt_node_init(struct rt_node *node);
 /* Free a node that readers may still hold: call_rcu of the tree's flavor. */
 RT_HIDDEN void rt_node_free_deferred(const struct radix_tree_root *root, struct rt_node *node);
 

@@ -35,24 +35,42 @@ static unsigned int rt_next_present(struct rt_node *node, unsigned int offset)
 	return RT_MAP_SIZE;
 }
 
-/* First slot >= @offset of @node whose @tag bit is set, or RT_MAP_SIZE. */
-static unsigned int rt_next_tagged(struct rt_node *node, unsigned int tag, unsigned int offset)
-{
-	unsigned long bits = rt_tag_load(node->tags[tag]) & (~0UL << offset);
-
-	return bits ? (unsigned int)__builtin_ctzl(bits) : RT_MAP_SIZE;
-}
-
-/* Found the chunk: fill @iter and return the slot. */
+/* Found the chunk: fill @iter (@bits: the wanted slots of the leaf from
+ * @offset on, bit @offset set) and return the slot. */
 static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
-			     unsigned long index, unsigned int offset, int tag)
+			     unsigned long index, unsigned int offset, unsigned long bits)
 {
 	iter->index = index;
 	iter->next_index = (index | RT_MAP_MASK) + 1;
 	if (iter->next_index == 0)
 		iter->done = 1;  /* this chunk ends at ULONG_MAX: no next one */
-	iter->tags = tag < 0 ? 0 : rt_tag_load(node->tags[tag]) >> offset;
+	iter->tags = bits;
+	iter->chunk = node->slots;
+	iter->base = index - offset;
 	return &node->slots[offset];
+}
+
+/*
+ * First slot >= @offset of a node at @level that the walk wants: tagged
+ * (tag >= 0), or holding something (the node's present bitmap); *@bits gets
+ * the wanted slots from there on.  A gang lookup's leaf (RT_ITER_NO_BITMAP)
+ * is scanned instead: the gang reads those slot lines anyway, the header
+ * line would be one more miss.  Returns RT_MAP_SIZE if there is none.
+ */
+static unsigned int rt_next_wanted(struct rt_node *node, unsigned int level, unsigned int offset,
+				   int tag, unsigned int flags, unsigned long *bits)
+{
+	unsigned long b;
+
+	if (tag >= 0)
+		b = rt_tag_load(node->tags[tag]);
+	else if (level == 0 && (flags & RT_ITER_NO_BITMAP))
+		return rt_next_present(node, offset);
+	else
+		b = rt_tag_load(node->present);
+	b &= ~0UL << offset;
+	*bits = b;
+	return b ? (unsigned int)__builtin_ctzl(b) : RT_MAP_SIZE;
 }
 
 RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
@@ -79,8 +97,8 @@ restart:
 			struct rt_node *node = rt_entry_node(entry);
 			unsigned int offset = rt_offset(index, level);
 			void *child;
-			unsigned int found = tag >= 0 ? rt_next_tagged(node, (unsigned int)tag, offset)
-						      : rt_next_present(node, offset);
+			unsigned long bits = 0;
+			unsigned int found = rt_next_wanted(node, level, offset, tag, flags, &bits);
 
 			if (found != offset) {
 				if (contig)
@@ -96,7 +114,7 @@ restart:
 				index = rt_index_at(index, level, found);
 			}
 			if (level == 0)
-				return rt_chunk_found(iter, node, index, found, tag);
+				return rt_chunk_found(iter, node, index, found, bits);
 			child = rt_load(node->slots[found]);
 			if (!child) {
 				/* A stale tag or a concurrent delete: skip the
@@ -192,17 +210,17 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 	if (!root || !max)
 		return 0;
 	radix_tree_iter_init(&iter, first);
-	while (n < max && (slot = radix_tree_next_chunk(root, &iter, flags))) {
+	while (n < max && (slot = radix_tree_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP))) {
 		if (flags & RADIX_TREE_ITER_TAGGED) {
 			unsigned long bits;
 
 			for (bits = iter.tags; bits && n < max; bits &= bits - 1) {
 				unsigned int i = (unsigned int)__builtin_ctzl(bits);
-				void *item = rt_load(slot[i]);
+				void *item = rt_load(iter.chunk[i]);
 
 				if (item)
-					rt_gang_store(items, slots, indices, n++, item, slot + i,
-						      iter.index + i);
+					rt_gang_store(items, slots, indices, n++, item,
+						      iter.chunk + i, iter.base + i);
 			}
 		} else {
 			/* Slots from here to the end of the chunk (wraps right

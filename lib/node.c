@@ -366,10 +366,9 @@ int rt_nodes_get(struct rt_node **nodes, unsigned int n, bool may_alloc)
 	return 0;
 }
 
-void rt_node_init(struct rt_node *node, unsigned int level)
+void rt_node_init(struct rt_node *node)
 {
 	memset(node, 0, sizeof(*node));
-	node->level = level;
 }
 
 /* ---- deferred free ----------------------------------------------------- */

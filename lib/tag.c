@@ -171,7 +171,7 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
 	radix_tree_iter_init(&iter, *first_indexp);
 	while ((slot = radix_tree_next_chunk(root, &iter, RADIX_TREE_ITER_TAGGED | fromtag))) {
 		unsigned int offset = rt_offset(iter.index, 0);
-		unsigned long bits = iter.tags << offset;  /* fromtag bits, leaf positions */
+		unsigned long bits = iter.tags;  /* fromtag bits from here on, leaf positions */
 		struct rt_path path;
 
 		/* The next tagged item may lie beyond the range (the first

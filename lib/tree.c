@@ -146,10 +146,11 @@ static void *rt_build_path(struct rt_node **nodes, unsigned int nr, unsigned lon
 
 	for (level = 0; level < nr; level++) {
 		struct rt_node *node = nodes[nr - 1 - level];
+		unsigned int offset = rt_offset(index, level);
 
-		rt_node_init(node, level);
-		node->slots[rt_offset(index, level)] = entry;  /* private: plain store */
-		node->count = 1;
+		rt_node_init(node);
+		node->slots[offset] = entry;  /* private: plain stores */
+		node->present = 1UL << offset;
 		entry = rt_node_entry(node, level);
 	}
 	return entry;
@@ -171,16 +172,16 @@ static void *rt_build_growth(struct radix_tree_root *root, struct rt_node **node
 
 	for (i = 0; i < nr; i++) {
 		node = nodes[i];
-		rt_node_init(node, ++level);
-		node->slots[0] = top;
-		node->count = 1;
+		rt_node_init(node);
+		node->slots[0] = top;  /* private: plain stores */
+		node->present = 1UL;
 		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 			if (root_tags & (1UL << tag))
 				node->tags[tag] = 1UL;
-		top = rt_node_entry(node, level);
+		top = rt_node_entry(node, ++level);
 	}
 	node->slots[rt_offset(index, level)] = sub;
-	node->count++;
+	node->present |= 1UL << rt_offset(index, level);
 	return top;
 }
 
@@ -195,11 +196,12 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 
 	rt_assert_locked(root);
 	if (slot) {
+		struct rt_path_step *leaf = rt_path_leaf(&path);
+
 		if (*slot)
 			return -EEXIST;
 		/* The leaf exists: the item is the only thing to publish. */
-		rt_publish(*slot, item);
-		rt_path_leaf(&path)->node->count++;
+		rt_slot_set(leaf->node, leaf->offset, item);
 		return 0;
 	}
 	if (!top) {
@@ -227,8 +229,7 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 		struct rt_path_step *parent = rt_path_leaf(&path);
 
 		/* Publish: the new subtree into the existing parent's slot. */
-		rt_publish(parent->node->slots[parent->offset], sub);
-		parent->node->count++;
+		rt_slot_set(parent->node, parent->offset, sub);
 	}
 	return 0;
 }
@@ -251,7 +252,7 @@ RCURADIX_API int radix_tree_insert(struct radix_tree_root *root, unsigned long i
  * Shrink the height: while the top node is inner and holds only slot 0, its
  * child can be the root.  One publish of the final root, then the skipped
  * top nodes go to call_rcu intact (slot 0 still leads readers down).
- * An empty top node (count 0) empties the tree.
+ * An empty top node empties the tree.
  */
 static void rt_shrink(struct radix_tree_root *root)
 {
@@ -262,7 +263,7 @@ static void rt_shrink(struct radix_tree_root *root)
 	if (!top)
 		return;
 	node = rt_entry_node(top);
-	if (node->count == 0) {
+	if (!node->present) {
 		/* Unpublish the last node, then free it after a grace period. */
 		rt_publish(root->rnode, NULL);
 		rt_tag_store(root->tags, 0UL);
@@ -272,7 +273,7 @@ static void rt_shrink(struct radix_tree_root *root)
 	}
 	while (rt_entry_level(entry) > 0) {
 		node = rt_entry_node(entry);
-		if (node->count != 1 || !node->slots[0])
+		if (node->present != 1UL)  /* only slot 0 in use */
 			break;
 		entry = node->slots[0];
 	}
@@ -302,16 +303,14 @@ void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bool *lea
 	rt_tags_clear_slot(root, path);
 	/* Unpublish the item: readers now find NULL (or still the item, until
 	 * they reload); the caller frees it after a grace period. */
-	rt_publish(leaf->node->slots[leaf->offset], NULL);
-	leaf->node->count--;
+	rt_slot_clear(leaf->node, leaf->offset);
 	if (leaf_freed)
-		*leaf_freed = leaf->node->count == 0;
-	for (d = path->depth - 1; d > 0 && path->step[d].node->count == 0; d--) {
+		*leaf_freed = !leaf->node->present;
+	for (d = path->depth - 1; d > 0 && !path->step[d].node->present; d--) {
 		struct rt_path_step *parent = &path->step[d - 1];
 
 		/* Unpublish the empty node, then free it after a grace period. */
-		rt_publish(parent->node->slots[parent->offset], NULL);
-		parent->node->count--;
+		rt_slot_clear(parent->node, parent->offset);
 		root->nr_nodes--;
 		rt_node_free_deferred(root, path->step[d].node);
 	}

@@ -128,10 +128,10 @@ typedef unsigned int gfp_t;
 
 /*
  * Number of tags per item.  The node is 64 slots plus one 64-byte line of
- * header; six tag bitmaps fill that line next to the node's bookkeeping, so
- * they cost no memory beyond the three the kernel offers.
+ * header; five tag bitmaps fill that line next to the node's bitmap of used
+ * slots and its rcu_head, so they cost no memory beyond the kernel's three.
  */
-#define RADIX_TREE_MAX_TAGS 6
+#define RADIX_TREE_MAX_TAGS 5
 
 struct rcu_flavor_struct;
 /* The default flavor: defined by liburcu-memb, which the program links. */
@@ -558,8 +558,13 @@ RCURADIX_API int radix_tree_verify(const struct radix_tree_root *root);
  * @index:      key of the current slot.
  * @next_index: key after the current chunk (the slots of one leaf node);
  *              0 when the chunk ends at ULONG_MAX.
- * @tags:       tagged walks: bit 0 is the current slot's tag, bit i the tag
- *              of the slot i places further in the chunk.
+ * @tags:       the chunk's bitmap, unchanged while the walk is in it: bit i
+ *              stands for slot i of the leaf (key @base + i) and is set if,
+ *              when the chunk was found, that slot held an item (plain and
+ *              contiguous walks) or bore the tag (tagged walks) and its key
+ *              was >= the one the chunk was looked up from.
+ * @chunk:      private: slot 0 of the current leaf.
+ * @base:       private: key of slot 0 of the current leaf.
  * @done:       private: non-zero once the walk may not continue (it reached
  *              ULONG_MAX, or a contiguous walk met a hole).
  */
@@ -567,6 +572,8 @@ struct radix_tree_iter {
 	unsigned long index;
 	unsigned long next_index;
 	unsigned long tags;
+	void **chunk;
+	unsigned long base;
 	int done;
 };
 
@@ -651,54 +658,38 @@ static inline unsigned long radix_tree_iter_index(const struct radix_tree_iter *
 
 /*
  * radix_tree_next_slot() - next slot of the current chunk (inline helper of
- * the loop macros).  Plain and contiguous walks skip slots that read NULL;
- * a contiguous walk ends at the first of them.
+ * the loop macros).  It reads the chunk's bitmap (iter->tags, unchanged
+ * during the chunk) at the current slot's position and never loads a slot:
+ * the body's rcu_dereference(*slot) is the only load per item.  The only
+ * value carried from one item to the next is the slot pointer (in a
+ * register), so a dense chunk costs about a cycle of latency per item.  A
+ * contiguous walk ends at the first slot that was empty.
  * Context: as the walk.  Return: the slot, or NULL at the end of the chunk.
  */
 static inline void **radix_tree_next_slot(void **slot, struct radix_tree_iter *iter,
 					  unsigned int flags)
 {
-	unsigned long left;
+	unsigned long rest, step;
 
 	if (!slot)
 		return NULL;
-	/* Slots left in this chunk after the current one (wraps correctly
-	 * when the chunk ends at ULONG_MAX and next_index is 0). */
-	left = iter->next_index - iter->index - 1;
-	if (flags & RADIX_TREE_ITER_TAGGED) {
-		unsigned long step;
-
-		iter->tags >>= 1;
-		if (!iter->tags || left == 0)
-			return NULL;
-		if (flags & RADIX_TREE_ITER_CONTIG) {
-			if (!(iter->tags & 1UL)) {
-				iter->done = 1;
-				return NULL;
-			}
-			step = 1;
-		} else {
-			step = (unsigned long)__builtin_ctzl(iter->tags) + 1;
-			iter->tags >>= step - 1;
-		}
-		if (step > left)
-			return NULL;
-		iter->index += step;
-		return slot + step;
-	}
-	while (left-- > 0) {
-		slot++;
-		iter->index++;
-		/* A consume load: pairs with the writer's rcu_assign_pointer()
-		 * so that a non-NULL item is seen fully initialised. */
-		if (__atomic_load_n(slot, __ATOMIC_CONSUME))
-			return slot;
-		if (flags & RADIX_TREE_ITER_CONTIG) {
+	/* Bit 0: the slot after this one (two shifts: never shift by 64). */
+	rest = iter->tags >> (slot - iter->chunk) >> 1;
+	if (__builtin_expect(rest & 1UL, 1)) {
+		step = 1;
+	} else if ((flags & RADIX_TREE_ITER_CONTIG) || !rest) {
+		/* End of the chunk, or a hole that ends a contiguous walk
+		 * (the difference wraps right at ULONG_MAX). */
+		if ((flags & RADIX_TREE_ITER_CONTIG) &&
+		    (rest || iter->index + 1 != iter->next_index))
 			iter->done = 1;
-			return NULL;
-		}
+		return NULL;
+	} else {
+		step = (unsigned long)__builtin_ctzl(rest) + 1;
 	}
-	return NULL;
+	slot += step;
+	iter->index = iter->base + (unsigned long)(slot - iter->chunk);
+	return slot;
 }
 
 /*
