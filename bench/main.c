@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * main.c - rcuradix-bench: rcuradix side by side with JudyL, JudyL behind a
+ * pthread_rwlock_t, liburcu's cds_lfht and a flat array, on the same keys in
+ * the same run.  Prints a header describing the machine, one table per key
+ * set and size (median [min] of interleaved repetitions, and the ratio
+ * peer / rcuradix of the medians), the concurrency tables, and the issue's
+ * targets as measured.  --csv FILE writes every figure.
+ *
+ *   rcuradix-bench              the default matrix (about two minutes)
+ *   rcuradix-bench --full       every key set at 2^10, 2^16, 2^20, 2^24
+ *   rcuradix-bench --smoke      tiny sizes, one repetition (make check)
+ *   rcuradix-bench --help       every option
+ */
+#define _GNU_SOURCE 1
+#include "config.h"
+
+#include "bench.h"
+
+#include <dlfcn.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include <rcuradix/radix-tree.h>
+
+#define MAX_SIZES 8
+#define MAX_CONC 8
+
+struct config {
+	struct options o;
+	int sizes[MAX_SIZES]; /* log2 N */
+	int nsizes;
+	bool keysets[KS_COUNT];
+	struct {
+		int ks, log2n;
+	} conc[MAX_CONC];
+	int nconc;
+	uint64_t seed;
+	const char *csv;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rcuradix-bench [options]\n"
+		"  --full              whole matrix: sizes 10,16,20,24, all key sets,\n"
+		"                      concurrency at dense-rand 2^16, 2^20, 2^24\n"
+		"  --smoke             tiny: size 2^10, 1 repetition, short concurrency runs\n"
+		"  --sizes L,L,...     log2 of the key counts (default 16,20)\n"
+		"  --keysets K,K,...   dense-seq,dense-rand,holes,clustered,sparse32 (default all)\n"
+		"  --conc K:L,...      concurrency runs (default dense-rand:20; 'none' for none)\n"
+		"  --conc-ms MS        duration of one concurrency run (default 200)\n"
+		"  --reps N            interleaved repetitions (default 5)\n"
+		"  --max-ops N         lookups per measurement (default 2^20)\n"
+		"  --peers P,P,...     rcuradix,judyl,judyl+rwlock,lfht,flat (default all)\n"
+		"  --seed S            key generation seed (default 42)\n"
+		"  --csv FILE          write every figure to FILE\n"
+		"  --quiet             no progress on stderr\n");
+}
+
+/* Split @arg on commas and call @fn on each part. */
+static void each_item(char *arg, void (*fn)(struct config *, const char *), struct config *c)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		fn(c, tok);
+}
+
+static void add_size(struct config *c, const char *s)
+{
+	int l = atoi(s);
+
+	if (l < 7 || l > 28 || c->nsizes == MAX_SIZES)
+		die("bad size 2^%s (7..28, at most %d sizes)", s, MAX_SIZES);
+	c->sizes[c->nsizes++] = l;
+}
+
+static void add_keyset(struct config *c, const char *s)
+{
+	int k = keyset_by_name(s);
+
+	if (k < 0)
+		die("unknown key set '%s'", s);
+	c->keysets[k] = true;
+}
+
+static void add_conc(struct config *c, const char *s)
+{
+	char name[32];
+	const char *colon = strchr(s, ':');
+	int k;
+
+	if (strcmp(s, "none") == 0)
+		return;
+	if (!colon || colon - s >= (long)sizeof(name) || c->nconc == MAX_CONC)
+		die("bad concurrency run '%s' (keyset:log2)", s);
+	memcpy(name, s, (size_t)(colon - s));
+	name[colon - s] = 0;
+	k = keyset_by_name(name);
+	if (k < 0)
+		die("unknown key set '%s'", name);
+	c->conc[c->nconc].ks = k;
+	c->conc[c->nconc].log2n = atoi(colon + 1);
+	c->nconc++;
+}
+
+static void add_peer(struct config *c, const char *s)
+{
+	int p;
+
+	for (p = 0; p < NPEERS; p++)
+		if (strcmp(peers[p]->name, s) == 0) {
+			c->o.enabled[p] = true;
+			return;
+		}
+	die("unknown peer '%s'", s);
+}
+
+static void parse(int argc, char **argv, struct config *c)
+{
+	static const struct option longopts[] = {
+		{ "full", no_argument, NULL, 'F' },	{ "smoke", no_argument, NULL, 'S' },
+		{ "sizes", required_argument, NULL, 's' }, { "keysets", required_argument, NULL, 'k' },
+		{ "conc", required_argument, NULL, 'c' },	{ "conc-ms", required_argument, NULL, 'm' },
+		{ "reps", required_argument, NULL, 'r' },	{ "max-ops", required_argument, NULL, 'o' },
+		{ "peers", required_argument, NULL, 'p' }, { "seed", required_argument, NULL, 'e' },
+		{ "csv", required_argument, NULL, 'v' },	{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },	{ NULL, 0, NULL, 0 },
+	};
+	bool sizes_set = false, ks_set = false, conc_set = false, peers_set = false;
+	int opt, i;
+
+	memset(c, 0, sizeof(*c));
+	c->o.reps = 5;
+	c->o.conc_ms = 200;
+	c->o.max_ops = (size_t)1 << 20;
+	c->o.verbose = true;
+	c->o.warmup = true;
+	c->seed = 42;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'F':
+			c->nsizes = 0;
+			add_size(c, "10");
+			add_size(c, "16");
+			add_size(c, "20");
+			add_size(c, "24");
+			c->nconc = 0;
+			add_conc(c, "dense-rand:16");
+			add_conc(c, "dense-rand:20");
+			add_conc(c, "dense-rand:24");
+			c->o.conc_ms = 500;
+			c->o.max_ops = (size_t)1 << 22;
+			sizes_set = conc_set = true;
+			break;
+		case 'S':
+			c->nsizes = 0;
+			add_size(c, "10");
+			c->nconc = 0;
+			add_conc(c, "dense-rand:10");
+			c->o.conc_ms = 20;
+			c->o.reps = 1;
+			c->o.max_ops = (size_t)1 << 13;
+			c->o.warmup = false;
+			sizes_set = conc_set = true;
+			break;
+		case 's': {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			c->nsizes = 0;
+			each_item(buf, add_size, c);
+			sizes_set = true;
+			break;
+		}
+		case 'k': {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			each_item(buf, add_keyset, c);
+			ks_set = true;
+			break;
+		}
+		case 'c': {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			c->nconc = 0;
+			each_item(buf, add_conc, c);
+			conc_set = true;
+			break;
+		}
+		case 'm':
+			c->o.conc_ms = atof(optarg);
+			break;
+		case 'r':
+			c->o.reps = atoi(optarg);
+			if (c->o.reps < 1 || c->o.reps > MAX_REPS)
+				die("--reps: 1..%d", MAX_REPS);
+			break;
+		case 'o':
+			c->o.max_ops = (size_t)strtoull(optarg, NULL, 0);
+			if (c->o.max_ops < 1024)
+				die("--max-ops: at least 1024");
+			break;
+		case 'p': {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			each_item(buf, add_peer, c);
+			peers_set = true;
+			break;
+		}
+		case 'e':
+			c->seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'v':
+			c->csv = optarg;
+			break;
+		case 'q':
+			c->o.verbose = false;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		exit(2);
+	}
+	if (!sizes_set) {
+		add_size(c, "16");
+		add_size(c, "20");
+	}
+	if (!ks_set)
+		for (i = 0; i < KS_COUNT; i++)
+			c->keysets[i] = true;
+	if (!conc_set)
+		add_conc(c, "dense-rand:20");
+	if (!peers_set)
+		for (i = 0; i < NPEERS; i++)
+			c->o.enabled[i] = true;
+	if (!c->o.enabled[0])
+		die("--peers must include rcuradix (every ratio is relative to it)");
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static void read_line(const char *path, const char *prefix, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (prefix && strncmp(line, prefix, strlen(prefix)) != 0)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(buf, len, "%s", prefix ? line + strlen(prefix) : line);
+		break;
+	}
+	fclose(f);
+}
+
+static void print_header(const struct config *c, FILE *out)
+{
+	struct utsname u;
+	char cpu[256], mem[128], thp[128], defrag[128];
+	Dl_info info;
+	const char *malloc_lib = "unknown";
+	time_t now = time(NULL);
+	uint64_t step, empty;
+	int p, i;
+
+	uname(&u);
+	read_line("/proc/cpuinfo", "model name\t: ", cpu, sizeof(cpu));
+	read_line("/proc/meminfo", "MemTotal:", mem, sizeof(mem));
+	read_line("/sys/kernel/mm/transparent_hugepage/enabled", NULL, thp, sizeof(thp));
+	read_line("/sys/kernel/mm/transparent_hugepage/defrag", NULL, defrag, sizeof(defrag));
+	if (dladdr((void *)(uintptr_t)malloc, &info) && info.dli_fname)
+		malloc_lib = info.dli_fname;
+
+	fprintf(out, "rcuradix-bench: rcuradix %s (built against %s)\n", rcuradix_version(),
+		RCURADIX_VERSION_STRING);
+	fprintf(out, "date:      %s", ctime(&now));
+	fprintf(out, "machine:   %s, %d CPUs online, memory%s\n", cpu, cpus_online(), mem);
+	fprintf(out, "kernel:    %s %s %s\n", u.sysname, u.release, u.machine);
+	fprintf(out, "THP:       enabled %s; defrag %s\n", thp, defrag);
+	tsc_resolution(&step, &empty);
+	fprintf(out, "TSC:       %.3f ticks/ns; latency samples have a resolution of %.1f ns and "
+		     "include %.1f ns of timing overhead\n",
+		tsc_per_ns(), (double)step / tsc_per_ns(), (double)empty / tsc_per_ns());
+	fprintf(out, "flavor:    urcu-memb for rcuradix and lfht (read lock per operation)\n");
+	fprintf(out, "malloc():  %s (the benchmark's and the glibc peers')\n", malloc_lib);
+	fprintf(out, "allocators:\n");
+	for (p = 0; p < NPEERS; p++)
+		fprintf(out, "  %-13s %s\n", peers[p]->name, peers[p]->allocator);
+	fprintf(out, "method:    %d interleaved repetitions (A B C A B C ...)%s;\n           cells: median [min], then peer/rcuradix of the "
+		     "medians; seed %llu\n",
+		c->o.reps, c->o.warmup ? " after a warm-up pass (N <= 2^20)" : "",
+		(unsigned long long)c->seed);
+	fprintf(out, "memory:    own = radix_tree_memory() / JudyLMemUsed() / lfht nodes x size + "
+		     "buckets x 16 / array;\n           allocator = jemalloc stats.allocated delta "
+		     "(rcuradix) or glibc mallinfo2 delta (others);\n           backing = "
+		     "rcuradix_get_stats() backing_bytes\n");
+	fprintf(out, "sizes:    ");
+	for (i = 0; i < c->nsizes; i++)
+		fprintf(out, " 2^%d", c->sizes[i]);
+	fprintf(out, "; sparse32 capped at 2^%d (uniform 32-bit keys cost ~600+ B/key in a "
+		     "64-ary radix tree)\n",
+		__builtin_ctzl(keyset_cap(KS_SPARSE32)));
+}
+
+/* ---- targets (issue 7) ---------------------------------------------------- */
+
+struct target_ctx {
+	const struct table *single, *conc;
+	FILE *out, *csv;
+	int met, missed;
+};
+
+static double med(const struct table *t, const char *op, const char *unit, int pi)
+{
+	const struct row *r = t ? table_find(t, op, unit) : NULL;
+
+	return r && cell_ok(&r->c[pi]) ? cell_median(&r->c[pi]) : NAN;
+}
+
+/* rcuradix's figure relative to peer @pi's, against @limit. */
+static void target2(struct target_ctx *x, const char *what, const struct table *t,
+		    const char *op, const char *peer_op, const char *unit, int pi, bool at_least,
+		    double limit)
+{
+	double a = med(t, op, unit, 0), b = pi >= 0 ? med(t, peer_op, unit, pi) : 1;
+	double v = a / b;
+	const char *verdict = isnan(v) ? "n/a" : (at_least ? v >= limit : v <= limit) ? "met"
+											 : "MISSED";
+
+	if (pi >= 0)
+		fprintf(x->out, "%-46s %9.3g vs %-9.3g = %6.3f  (target %s %.2f)  %s\n", what, a, b,
+			v, at_least ? ">=" : "<=", limit, verdict);
+	else
+		fprintf(x->out, "%-46s %9.3g %12s %6.3f  (target %s %.2f)  %s\n", what, a, "", v,
+			at_least ? ">=" : "<=", limit, verdict);
+	if (x->csv)
+		fprintf(x->csv, "target,dense-rand,%zu,%s,%s %.2f,%s,%.6g,%.6g,%.6g,0\n",
+			t ? t->n : 0, what, at_least ? ">=" : "<=", limit, verdict, v, a, b);
+	if (!strcmp(verdict, "met"))
+		x->met++;
+	else if (!strcmp(verdict, "MISSED"))
+		x->missed++;
+}
+
+static void target(struct target_ctx *x, const char *what, const struct table *t, const char *op,
+		   const char *unit, int pi, bool at_least, double limit)
+{
+	target2(x, what, t, op, op, unit, pi, at_least, limit);
+}
+
+static void print_targets(const struct table *single, const struct table *conc, FILE *out,
+			  FILE *csv)
+{
+	struct target_ctx x = { single, conc, out, csv, 0, 0 };
+
+	if (!single && !conc)
+		return;
+	fprintf(out, "\n== targets (issue 7; issue 9's walk): dense-rand, N = %zu, medians of "
+		     "this run ==\n",
+		single ? single->n : conc->n);
+	if ((single ? single->n : conc->n) != ((size_t)1 << 20) ||
+	    (single && conc && single->n != conc->n))
+		fprintf(out, "(the targets are defined at N = 2^20; these rows use the sizes "
+			     "this run has)\n");
+	if (single) {
+		target(&x, "lookup hit / judyl", single, "lookup hit", "ns/op", 1, false, 0.7);
+		target(&x, "lookup dependent / flat", single, "lookup dependent", "ns/op", 4, false,
+		       1.3);
+		target(&x, "gang64 ns/item / judyl", single, "gang64", "ns/item", 1, false, 0.30);
+		target(&x, "gang64 ns/item / flat", single, "gang64", "ns/item", 4, false, 1.5);
+		target(&x, "memory (allocator) B/key", single, "memory (allocator)", "B/key", -1,
+		       false, 9.5);
+		target(&x, "memory (own) B/key", single, "memory (own)", "B/key", -1, false, 9.5);
+		target2(&x, "insert+preload / judyl insert", single, "insert+preload", "insert",
+			"ns/op", 1, false, 1.0);
+		target(&x, "walk ns/item / flat (issue 9)", single, "walk", "ns/item", 4, false, 1.5);
+	}
+	if (conc) {
+		target(&x, "1R+1W reader M/s / lfht", conc, "1R+1W reader", "M/s", 3, true, 2.0);
+		target(&x, "1R+1W reader M/s / judyl+rwlock", conc, "1R+1W reader", "M/s", 2, true,
+		       5.0);
+		target(&x, "1R+1W writer M/s / lfht", conc, "1R+1W writer", "M/s", 3, true, 2.0);
+		target(&x, "1R+1W interference", conc, "1R+1W interference", "ratio", -1, false,
+		       1.3);
+		target(&x, "2R scaling", conc, "2R scaling", "ratio", -1, true, 0.85);
+	}
+	fprintf(out, "targets met: %d, missed: %d\n", x.met, x.missed);
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+/* The targets are defined at N = 2^20; without it, the largest N run. */
+static bool keep_target(size_t kept, size_t n)
+{
+	const size_t want = (size_t)1 << 20;
+
+	if (kept == want)
+		return false;
+	return n == want || n > kept;
+}
+
+int main(int argc, char **argv)
+{
+	struct config c;
+	FILE *csv = NULL;
+	struct table keep_single = { 0 }, keep_conc = { 0 };
+	bool have_single = false, have_conc = false;
+	int k, s, i;
+
+	parse(argc, argv, &c);
+	urcu_memb_register_thread();
+	tsc_per_ns();
+	if (c.csv) {
+		csv = fopen(c.csv, "w");
+		if (!csv)
+			die("cannot write %s", c.csv);
+		fprintf(csv, "section,keyset,n,op,unit,structure,median,min,ratio,reps\n");
+	}
+	print_header(&c, stdout);
+	fflush(stdout);
+
+	for (k = 0; k < KS_COUNT; k++) {
+		size_t done[MAX_SIZES] = { 0 };
+
+		if (!c.keysets[k])
+			continue;
+		for (s = 0; s < c.nsizes; s++) {
+			size_t n = (size_t)1 << c.sizes[s];
+			struct keyset ks;
+			struct table t = { .title = keyset_name(k), .section = "single" };
+
+			if (n > keyset_cap(k)) {
+				fprintf(stdout, "\n(%s: N = 2^%d capped to 2^%d: memory)\n",
+					keyset_name(k), c.sizes[s], __builtin_ctzl(keyset_cap(k)));
+				n = keyset_cap(k);
+			}
+			for (i = 0; i < s; i++)
+				if (done[i] == n)
+					break;
+			if (i < s)
+				continue;
+			done[s] = n;
+			if (c.o.verbose)
+				fprintf(stderr, "%s N=%zu: generating keys\n", keyset_name(k), n);
+			if (keyset_make(&ks, k, n, c.seed))
+				die("cannot make key set %s N=%zu", keyset_name(k), n);
+			t.n = n;
+			run_single(&ks, &c.o, &t);
+			table_print(&t, stdout);
+			fflush(stdout);
+			if (csv)
+				table_csv(&t, csv);
+			if (k == KS_DENSE_RAND && keep_target(have_single ? keep_single.n : 0, n)) {
+				table_free(&keep_single);
+				keep_single = t;
+				have_single = true;
+			} else {
+				table_free(&t);
+			}
+			keyset_free(&ks);
+		}
+	}
+	for (i = 0; i < c.nconc; i++) {
+		size_t n = (size_t)1 << c.conc[i].log2n;
+		struct keyset ks;
+		struct table t = { .title = keyset_name(c.conc[i].ks), .section = "concurrent" };
+
+		if (c.o.verbose)
+			fprintf(stderr, "concurrency %s N=%zu\n", keyset_name(c.conc[i].ks), n);
+		if (keyset_make(&ks, c.conc[i].ks, n, c.seed))
+			die("cannot make key set for the concurrency run");
+		t.n = n;
+		run_concurrent(&ks, &c.o, &t);
+		table_print(&t, stdout);
+		fflush(stdout);
+		if (csv)
+			table_csv(&t, csv);
+		if (c.conc[i].ks == KS_DENSE_RAND && keep_target(have_conc ? keep_conc.n : 0, n)) {
+			table_free(&keep_conc);
+			keep_conc = t;
+			have_conc = true;
+		} else {
+			table_free(&t);
+		}
+		keyset_free(&ks);
+	}
+	print_targets(have_single ? &keep_single : NULL, have_conc ? &keep_conc : NULL, stdout,
+		      csv);
+	table_free(&keep_single);
+	table_free(&keep_conc);
+	if (csv && fclose(csv))
+		die("error writing %s", c.csv);
+	urcu_memb_unregister_thread();
+	return 0;
+}
