@@ -9,6 +9,8 @@
  * operation in 64 with the TSC for p50/p99.  The writer deletes a random key
  * and re-inserts it, alternately; each delete or insert is one update.  The
  * main thread samples the bytes waiting for call_rcu every millisecond.
+ * "cpu share" is the reader's CPU time over its wall time: below 1, the
+ * reader slept (a lock) or was preempted (other load on the machine).
  */
 #define _GNU_SOURCE 1
 #include "config.h"
@@ -41,6 +43,7 @@ struct reader {
 	size_t first; /* where in ks->lookup this reader starts */
 	uint64_t ops;
 	double ns;
+	double cpu_ns; /* CPU time the thread got: < ns if it was preempted */
 	uint64_t *samples;
 	size_t nsamples;
 	pthread_t tid;
@@ -56,6 +59,14 @@ struct writer {
 
 static volatile uintptr_t sink;
 
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
@@ -65,12 +76,13 @@ static void *reader_main(void *arg)
 	size_t n = run->ks->n, idx = r->first % n;
 	uint64_t ops = 0;
 	uintptr_t sum = 0;
-	double t0;
+	double t0, cpu0;
 
 	pin_to_cpu(r->cpu);
 	urcu_memb_register_thread();
 	pthread_barrier_wait(&run->start);
 	t0 = now_ns();
+	cpu0 = thread_cpu_ns();
 	/* The stop flag is polled once per 64 operations; a relaxed load is
 	 * enough, the main thread only needs us to stop eventually. */
 	while (!uatomic_read(&run->stop)) {
@@ -94,6 +106,7 @@ static void *reader_main(void *arg)
 		ops += SAMPLE_EVERY;
 	}
 	r->ns = now_ns() - t0;
+	r->cpu_ns = thread_cpu_ns() - cpu0;
 	r->ops = ops;
 	sink += sum;
 	urcu_memb_unregister_thread();
@@ -148,6 +161,7 @@ struct outcome {
 	double reader_ns[2]; /* ns per lookup, per reader */
 	double reader_mops;  /* aggregate lookups per microsecond (M/s) */
 	double p50, p99;     /* ns, reader 0 */
+	double cpu_share;    /* reader 0's CPU time / wall time */
 	double writer_mops;  /* updates, M/s */
 	double pending_peak; /* bytes waiting for call_rcu */
 };
@@ -205,6 +219,7 @@ static void scenario(struct run *run, int nreaders, bool writer, double ms, stru
 		out->reader_ns[i] = rd[i].ns / (double)rd[i].ops;
 		out->reader_mops += (double)rd[i].ops / rd[i].ns * 1e3;
 	}
+	out->cpu_share = rd[0].cpu_ns / rd[0].ns;
 	out->p50 = percentile_u64(rd[0].samples, rd[0].nsamples, 0.50) / tsc_per_ns();
 	out->p99 = percentile_u64(rd[0].samples, rd[0].nsamples, 0.99) / tsc_per_ns();
 	for (i = 0; i < nreaders; i++)
@@ -229,12 +244,14 @@ static void declare_rows(struct table *t)
 		{ "1R lookup", "ns/op", false },
 		{ "1R p50", "ns", false },
 		{ "1R p99", "ns", false },
+		{ "1R cpu share", "ratio", true },
 		{ "2R aggregate", "M/s", true },
 		{ "2R scaling", "ratio", true },
 		{ "1R+1W reader", "ns/op", false },
 		{ "1R+1W reader", "M/s", true },
 		{ "1R+1W p50", "ns", false },
 		{ "1R+1W p99", "ns", false },
+		{ "1R+1W cpu share", "ratio", true },
 		{ "1R+1W writer", "M/s", true },
 		{ "1R+1W interference", "ratio", false },
 		{ "1R+1W call_rcu peak", "KB", false },
@@ -270,6 +287,8 @@ static void writer_rows(struct table *t, int pi, const char *const name[6],
 		put(t, pi, name[0], "M/s", true, w->reader_mops);
 	put(t, pi, name[1], "ns", false, w->p50);
 	put(t, pi, name[2], "ns", false, w->p99);
+	if (name == full_rows)
+		put(t, pi, "1R+1W cpu share", "ratio", true, w->cpu_share);
 	put(t, pi, name[3], "M/s", true, w->writer_mops);
 	put(t, pi, name[4], "ratio", false, w->reader_ns[0] / alone_ns);
 	put(t, pi, name[5], "KB", false, w->pending_peak / 1024);
@@ -311,6 +330,7 @@ void run_concurrent(const struct keyset *ks, const struct options *o, struct tab
 			put(t, pi, "1R lookup", "ns/op", false, one.reader_ns[0]);
 			put(t, pi, "1R p50", "ns", false, one.p50);
 			put(t, pi, "1R p99", "ns", false, one.p99);
+			put(t, pi, "1R cpu share", "ratio", true, one.cpu_share);
 			scenario(&run, 2, false, o->conc_ms, &two);
 			put(t, pi, "2R aggregate", "M/s", true, two.reader_mops);
 			put(t, pi, "2R scaling", "ratio", true, two.reader_mops / (2 * one.reader_mops));

@@ -29,15 +29,20 @@
 
 #define MAX_SIZES 8
 #define MAX_CONC 8
+#define MAX_RUNS 48
+
+struct run_spec {
+	int ks, log2n;
+};
 
 struct config {
 	struct options o;
-	int sizes[MAX_SIZES]; /* log2 N */
+	int sizes[MAX_SIZES]; /* log2 N, with keysets: the cross product */
 	int nsizes;
 	bool keysets[KS_COUNT];
-	struct {
-		int ks, log2n;
-	} conc[MAX_CONC];
+	struct run_spec runs[MAX_RUNS]; /* single-thread runs, in order */
+	int nruns;
+	struct run_spec conc[MAX_CONC];
 	int nconc;
 	uint64_t seed;
 	const char *csv;
@@ -47,15 +52,17 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rcuradix-bench [options]\n"
-		"  --full              whole matrix: sizes 10,16,20,24, all key sets,\n"
-		"                      concurrency at dense-rand 2^16, 2^20, 2^24\n"
+		"  (default: dense-seq:20 dense-rand:16 dense-rand:20 holes:20 clustered:20\n"
+		"   sparse32:16, concurrency dense-rand:20; about two minutes)\n"
+		"  --full              whole matrix: sizes 10,16,20,24 x all key sets (sparse32\n"
+		"                      capped), concurrency at dense-rand 2^16, 2^20, 2^24\n"
 		"  --smoke             tiny: size 2^10, 1 repetition, short concurrency runs\n"
-		"  --sizes L,L,...     log2 of the key counts (default 16,20)\n"
+		"  --sizes L,L,...     log2 of the key counts (with --keysets: cross product)\n"
 		"  --keysets K,K,...   dense-seq,dense-rand,holes,clustered,sparse32 (default all)\n"
-		"  --conc K:L,...      concurrency runs (default dense-rand:20; 'none' for none)\n"
-		"  --conc-ms MS        duration of one concurrency run (default 200)\n"
+		"  --conc K:L,...      concurrency runs ('none' for none)\n"
+		"  --conc-ms MS        duration of one concurrency run (default 150)\n"
 		"  --reps N            interleaved repetitions (default 5)\n"
-		"  --max-ops N         lookups per measurement (default 2^20)\n"
+		"  --max-ops N         lookups per measurement (default 2^19)\n"
 		"  --peers P,P,...     rcuradix,judyl,judyl+rwlock,lfht,flat (default all)\n"
 		"  --seed S            key generation seed (default 42)\n"
 		"  --csv FILE          write every figure to FILE\n"
@@ -137,8 +144,8 @@ static void parse(int argc, char **argv, struct config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->o.reps = 5;
-	c->o.conc_ms = 200;
-	c->o.max_ops = (size_t)1 << 20;
+	c->o.conc_ms = 150;
+	c->o.max_ops = (size_t)1 << 19;
 	c->o.verbose = true;
 	c->o.warmup = true;
 	c->seed = 42;
@@ -154,8 +161,8 @@ static void parse(int argc, char **argv, struct config *c)
 			add_conc(c, "dense-rand:16");
 			add_conc(c, "dense-rand:20");
 			add_conc(c, "dense-rand:24");
-			c->o.conc_ms = 500;
-			c->o.max_ops = (size_t)1 << 22;
+			c->o.conc_ms = 400;
+			c->o.max_ops = (size_t)1 << 21;
 			sizes_set = conc_set = true;
 			break;
 		case 'S':
@@ -237,13 +244,40 @@ static void parse(int argc, char **argv, struct config *c)
 		usage(stderr);
 		exit(2);
 	}
-	if (!sizes_set) {
-		add_size(c, "16");
-		add_size(c, "20");
+	if (!sizes_set && !ks_set) {
+		/* The default matrix: every key set at 2^20 but sparse32 (whose
+		 * inserts cost a microsecond), plus one smaller dense size. */
+		static const struct run_spec def[] = {
+			{ KS_DENSE_SEQ, 20 }, { KS_DENSE_RAND, 16 }, { KS_DENSE_RAND, 20 },
+			{ KS_HOLES, 20 },     { KS_CLUSTERED, 20 },  { KS_SPARSE32, 16 },
+		};
+
+		for (i = 0; i < (int)(sizeof(def) / sizeof(def[0])); i++)
+			c->runs[c->nruns++] = def[i];
+	} else {
+		int k, s;
+
+		if (!sizes_set) {
+			add_size(c, "16");
+			add_size(c, "20");
+		}
+		if (!ks_set)
+			for (i = 0; i < KS_COUNT; i++)
+				c->keysets[i] = true;
+		for (k = 0; k < KS_COUNT; k++)
+			for (s = 0; s < c->nsizes && c->keysets[k]; s++) {
+				int l = c->sizes[s], j;
+
+				/* Capped key sets run at their cap, once. */
+				while (((size_t)1 << l) > keyset_cap(k))
+					l--;
+				for (j = 0; j < c->nruns; j++)
+					if (c->runs[j].ks == k && c->runs[j].log2n == l)
+						break;
+				if (j == c->nruns && c->nruns < MAX_RUNS)
+					c->runs[c->nruns++] = (struct run_spec){ k, l };
+			}
 	}
-	if (!ks_set)
-		for (i = 0; i < KS_COUNT; i++)
-			c->keysets[i] = true;
 	if (!conc_set)
 		add_conc(c, "dense-rand:20");
 	if (!peers_set)
@@ -308,17 +342,21 @@ static void print_header(const struct config *c, FILE *out)
 		fprintf(out, "  %-13s %s\n", peers[p]->name, peers[p]->allocator);
 	fprintf(out, "method:    %d interleaved repetitions (A B C A B C ...)%s;\n           cells: median [min], then peer/rcuradix of the "
 		     "medians; seed %llu\n",
-		c->o.reps, c->o.warmup ? " after a warm-up pass (N <= 2^20)" : "",
+		c->o.reps, c->o.warmup ? " after a warm-up pass (N < 2^20)" : "",
 		(unsigned long long)c->seed);
 	fprintf(out, "memory:    own = radix_tree_memory() / JudyLMemUsed() / lfht nodes x size + "
 		     "buckets x 16 / array;\n           allocator = jemalloc stats.allocated delta "
 		     "(rcuradix) or glibc mallinfo2 delta (others);\n           backing = "
 		     "rcuradix_get_stats() backing_bytes\n");
-	fprintf(out, "sizes:    ");
-	for (i = 0; i < c->nsizes; i++)
-		fprintf(out, " 2^%d", c->sizes[i]);
-	fprintf(out, "; sparse32 capped at 2^%d (uniform 32-bit keys cost ~600+ B/key in a "
-		     "64-ary radix tree)\n",
+	fprintf(out, "runs:     ");
+	for (i = 0; i < c->nruns; i++)
+		fprintf(out, " %s:2^%d", keyset_name(c->runs[i].ks), c->runs[i].log2n);
+	fprintf(out, "\n           concurrency:");
+	for (i = 0; i < c->nconc; i++)
+		fprintf(out, " %s:2^%d", keyset_name(c->conc[i].ks), c->conc[i].log2n);
+	fprintf(out, " (%.0f ms per scenario)\n", c->o.conc_ms);
+	fprintf(out, "           sparse32 is capped at 2^%d: uniform 32-bit keys cost ~1 KB/key in a "
+		     "64-ary radix tree\n",
 		__builtin_ctzl(keyset_cap(KS_SPARSE32)));
 }
 
@@ -425,7 +463,7 @@ int main(int argc, char **argv)
 	FILE *csv = NULL;
 	struct table keep_single = { 0 }, keep_conc = { 0 };
 	bool have_single = false, have_conc = false;
-	int k, s, i;
+	int i;
 
 	parse(argc, argv, &c);
 	urcu_memb_register_thread();
@@ -439,46 +477,30 @@ int main(int argc, char **argv)
 	print_header(&c, stdout);
 	fflush(stdout);
 
-	for (k = 0; k < KS_COUNT; k++) {
-		size_t done[MAX_SIZES] = { 0 };
+	for (i = 0; i < c.nruns; i++) {
+		int k = c.runs[i].ks;
+		size_t n = (size_t)1 << c.runs[i].log2n;
+		struct keyset ks;
+		struct table t = { .title = keyset_name(k), .section = "single" };
 
-		if (!c.keysets[k])
-			continue;
-		for (s = 0; s < c.nsizes; s++) {
-			size_t n = (size_t)1 << c.sizes[s];
-			struct keyset ks;
-			struct table t = { .title = keyset_name(k), .section = "single" };
-
-			if (n > keyset_cap(k)) {
-				fprintf(stdout, "\n(%s: N = 2^%d capped to 2^%d: memory)\n",
-					keyset_name(k), c.sizes[s], __builtin_ctzl(keyset_cap(k)));
-				n = keyset_cap(k);
-			}
-			for (i = 0; i < s; i++)
-				if (done[i] == n)
-					break;
-			if (i < s)
-				continue;
-			done[s] = n;
-			if (c.o.verbose)
-				fprintf(stderr, "%s N=%zu: generating keys\n", keyset_name(k), n);
-			if (keyset_make(&ks, k, n, c.seed))
-				die("cannot make key set %s N=%zu", keyset_name(k), n);
-			t.n = n;
-			run_single(&ks, &c.o, &t);
-			table_print(&t, stdout);
-			fflush(stdout);
-			if (csv)
-				table_csv(&t, csv);
-			if (k == KS_DENSE_RAND && keep_target(have_single ? keep_single.n : 0, n)) {
-				table_free(&keep_single);
-				keep_single = t;
-				have_single = true;
-			} else {
-				table_free(&t);
-			}
-			keyset_free(&ks);
+		if (c.o.verbose)
+			fprintf(stderr, "%s N=%zu: generating keys\n", keyset_name(k), n);
+		if (keyset_make(&ks, k, n, c.seed))
+			die("cannot make key set %s N=%zu", keyset_name(k), n);
+		t.n = n;
+		run_single(&ks, &c.o, &t);
+		table_print(&t, stdout);
+		fflush(stdout);
+		if (csv)
+			table_csv(&t, csv);
+		if (k == KS_DENSE_RAND && keep_target(have_single ? keep_single.n : 0, n)) {
+			table_free(&keep_single);
+			keep_single = t;
+			have_single = true;
+		} else {
+			table_free(&t);
 		}
+		keyset_free(&ks);
 	}
 	for (i = 0; i < c.nconc; i++) {
 		size_t n = (size_t)1 << c.conc[i].log2n;
