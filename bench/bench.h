@@ -29,6 +29,8 @@ enum keyset_kind {
 	KS_HOLES,      /* a random half of [0, 2N); misses are the holes */
 	KS_CLUSTERED,  /* runs of 64 consecutive keys at random bases < 2^40 */
 	KS_SPARSE32,   /* uniform random 32-bit keys */
+	KS_SPARSE64,   /* uniform random keys below 2^62: items encode a key in 62
+			* bits; the tree is 11 levels high as for full 64-bit keys */
 	KS_COUNT
 };
 

@@ -54,6 +54,7 @@ struct writer {
 	int cpu;
 	uint64_t ops;
 	double ns;
+	double cpu_ns;
 	pthread_t tid;
 };
 
@@ -122,12 +123,13 @@ static void *writer_main(void *arg)
 	size_t n = run->ks->n, idx = 0;
 	double period_ticks = run->writer_rate > 0 ? tsc_per_ns() * 1e9 / run->writer_rate : 0;
 	uint64_t ops = 0, c0;
-	double t0;
+	double t0, cpu0;
 
 	pin_to_cpu(w->cpu);
 	urcu_memb_register_thread();
 	pthread_barrier_wait(&run->start);
 	t0 = now_ns();
+	cpu0 = thread_cpu_ns();
 	c0 = tsc_begin();
 	while (!uatomic_read(&run->stop)) {
 		unsigned long key = keys[idx];
@@ -150,6 +152,7 @@ static void *writer_main(void *arg)
 				caa_cpu_relax();
 	}
 	w->ns = now_ns() - t0;
+	w->cpu_ns = thread_cpu_ns() - cpu0;
 	w->ops = ops;
 	if (p->thread_done)
 		p->thread_done();
@@ -163,6 +166,7 @@ struct outcome {
 	double p50, p99;     /* ns, reader 0 */
 	double cpu_share;    /* reader 0's CPU time / wall time */
 	double writer_mops;  /* updates, M/s */
+	double writer_cpu_share;
 	double pending_peak; /* bytes waiting for call_rcu */
 };
 
@@ -224,8 +228,10 @@ static void scenario(struct run *run, int nreaders, bool writer, double ms, stru
 	out->p99 = percentile_u64(rd[0].samples, rd[0].nsamples, 0.99) / tsc_per_ns();
 	for (i = 0; i < nreaders; i++)
 		free(rd[i].samples);
-	if (writer)
+	if (writer) {
 		out->writer_mops = (double)wr.ops / wr.ns * 1e3;
+		out->writer_cpu_share = wr.cpu_ns / wr.ns;
+	}
 	out->pending_peak = peak;
 }
 
@@ -253,6 +259,7 @@ static void declare_rows(struct table *t)
 		{ "1R+1W p99", "ns", false },
 		{ "1R+1W cpu share", "ratio", true },
 		{ "1R+1W writer", "M/s", true },
+		{ "1R+1W writer cpu share", "ratio", true },
 		{ "1R+1W interference", "ratio", false },
 		{ "1R+1W call_rcu peak", "KB", false },
 		{ "1R+1W@100K reader", "ns/op", false },
@@ -290,6 +297,8 @@ static void writer_rows(struct table *t, int pi, const char *const name[6],
 	if (name == full_rows)
 		put(t, pi, "1R+1W cpu share", "ratio", true, w->cpu_share);
 	put(t, pi, name[3], "M/s", true, w->writer_mops);
+	if (name == full_rows)
+		put(t, pi, "1R+1W writer cpu share", "ratio", true, w->writer_cpu_share);
 	put(t, pi, name[4], "ratio", false, w->reader_ns[0] / alone_ns);
 	put(t, pi, name[5], "KB", false, w->pending_peak / 1024);
 }

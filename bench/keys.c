@@ -19,6 +19,7 @@ static const char *const names[KS_COUNT] = {
 	[KS_HOLES] = "holes",
 	[KS_CLUSTERED] = "clustered",
 	[KS_SPARSE32] = "sparse32",
+	[KS_SPARSE64] = "sparse64",
 };
 
 const char *keyset_name(enum keyset_kind kind)
@@ -39,10 +40,20 @@ int keyset_by_name(const char *name)
 /*
  * Uniform 32-bit keys cost about one 576-byte leaf plus part of an inner
  * node per key once N approaches 2^22: ~3 GB at 2^22, ~10 GB at 2^24.
+ * Uniform 64-bit keys cost several KB per key (a radix tree without path
+ * compression builds a chain of nearly empty nodes per key): ~1.5 GB at
+ * 2^18.
  */
 size_t keyset_cap(enum keyset_kind kind)
 {
-	return kind == KS_SPARSE32 ? (size_t)1 << 22 : (size_t)1 << 30;
+	switch (kind) {
+	case KS_SPARSE32:
+		return (size_t)1 << 22;
+	case KS_SPARSE64:
+		return (size_t)1 << 18;
+	default:
+		return (size_t)1 << 30;
+	}
 }
 
 static void *xmalloc(size_t size)
@@ -143,10 +154,11 @@ static void gen_sorted(enum keyset_kind kind, unsigned long *keys, size_t n, str
 		return;
 	}
 	case KS_SPARSE32:
+	case KS_SPARSE64:
 		m = 0;
 		while (m < n) {
 			for (i = m; i < n; i++)
-				keys[i] = rng_next(r) >> 32;
+				keys[i] = rng_next(r) >> (kind == KS_SPARSE32 ? 32 : 2);
 			m = sort_unique(keys, n);
 		}
 		return;
@@ -175,6 +187,9 @@ static void gen_misses(struct keyset *ks, const unsigned long *sorted, struct rn
 			break;
 		case KS_CLUSTERED:
 			k = rng_below(r, 1ULL << 40);
+			break;
+		case KS_SPARSE64:
+			k = rng_next(r) >> 2;
 			break;
 		default:
 			k = rng_next(r) >> 32;

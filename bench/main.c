@@ -53,12 +53,12 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: rcuradix-bench [options]\n"
 		"  (default: dense-seq:20 dense-rand:16 dense-rand:20 holes:20 clustered:20\n"
-		"   sparse32:16, concurrency dense-rand:20; about two minutes)\n"
-		"  --full              whole matrix: sizes 10,16,20,24 x all key sets (sparse32\n"
-		"                      capped), concurrency at dense-rand 2^16, 2^20, 2^24\n"
+		"   sparse32:16 sparse64:14, concurrency dense-rand:20; about two minutes)\n"
+		"  --full              whole matrix: sizes 10,16,20,24 x all key sets (sparse\n"
+		"                      sets capped), concurrency at dense-rand 2^16, 2^20, 2^24\n"
 		"  --smoke             tiny: size 2^10, 1 repetition, short concurrency runs\n"
 		"  --sizes L,L,...     log2 of the key counts (with --keysets: cross product)\n"
-		"  --keysets K,K,...   dense-seq,dense-rand,holes,clustered,sparse32 (default all)\n"
+		"  --keysets K,K,...   dense-seq,dense-rand,holes,clustered,sparse32,sparse64\n"
 		"  --conc K:L,...      concurrency runs ('none' for none)\n"
 		"  --conc-ms MS        duration of one concurrency run (default 150)\n"
 		"  --reps N            interleaved repetitions (default 5)\n"
@@ -250,6 +250,7 @@ static void parse(int argc, char **argv, struct config *c)
 		static const struct run_spec def[] = {
 			{ KS_DENSE_SEQ, 20 }, { KS_DENSE_RAND, 16 }, { KS_DENSE_RAND, 20 },
 			{ KS_HOLES, 20 },     { KS_CLUSTERED, 20 },  { KS_SPARSE32, 16 },
+			{ KS_SPARSE64, 14 },
 		};
 
 		for (i = 0; i < (int)(sizeof(def) / sizeof(def[0])); i++)
@@ -355,9 +356,10 @@ static void print_header(const struct config *c, FILE *out)
 	for (i = 0; i < c->nconc; i++)
 		fprintf(out, " %s:2^%d", keyset_name(c->conc[i].ks), c->conc[i].log2n);
 	fprintf(out, " (%.0f ms per scenario)\n", c->o.conc_ms);
-	fprintf(out, "           sparse32 is capped at 2^%d: uniform 32-bit keys cost ~1 KB/key in a "
-		     "64-ary radix tree\n",
-		__builtin_ctzl(keyset_cap(KS_SPARSE32)));
+	fprintf(out, "           sparse32 is capped at 2^%d and sparse64 at 2^%d: uniform keys cost "
+		     "~1 KB (32-bit) and\n           ~5 KB (64-bit) per key in a 64-ary radix tree "
+		     "without path compression\n",
+		__builtin_ctzl(keyset_cap(KS_SPARSE32)), __builtin_ctzl(keyset_cap(KS_SPARSE64)));
 }
 
 /* ---- targets (issue 7) ---------------------------------------------------- */

@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*"; sed 's/^/  | /' "$out"; exit 1; }
 
 "$bin" --smoke --quiet --csv "$csv" >"$out" 2>&1 || fail "rcuradix-bench exited $?"
 
-for ks in dense-seq dense-rand holes clustered sparse32; do
+for ks in dense-seq dense-rand holes clustered sparse32 sparse64; do
 	grep -q "== single: $ks, N = 1024 ==" "$out" || fail "no table for $ks"
 done
 grep -q "== concurrent: dense-rand, N = 1024 ==" "$out" || fail "no concurrency table"
@@ -21,7 +21,7 @@ grep -q "^targets met: " "$out" || fail "no targets section"
 for s in rcuradix judyl judyl+rwlock lfht flat; do
 	# Every structure measured lookups in the single-thread tables...
 	n=$(grep -c "^single,[^,]*,1024,lookup hit,ns/op,$s," "$csv")
-	want=5
+	want=6
 	[ "$s" = flat ] && want=3   # dense key sets only
 	[ "$n" = "$want" ] || fail "$s: $n lookup rows in the CSV, expected $want"
 	# ...and in the concurrency table.
