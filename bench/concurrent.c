@@ -9,8 +9,12 @@
  * operation in 64 with the TSC for p50/p99.  The writer deletes a random key
  * and re-inserts it, alternately; each delete or insert is one update.  The
  * main thread samples the bytes waiting for call_rcu every millisecond.
- * "cpu share" is the reader's CPU time over its wall time: below 1, the
- * reader slept (a lock) or was preempted (other load on the machine).
+ * "cpu share" is a thread's CPU time over its wall time: below 1, it slept
+ * (a lock) or was preempted (other load on the machine).  The "per cpu"
+ * rows divide by CPU time instead of wall time: for threads that never
+ * block (RCU readers, lock-free writers) they remove the preemption by
+ * other programs; for the rwlock peer they hide its sleeping, so read them
+ * only next to the wall-clock rows.
  */
 #define _GNU_SOURCE 1
 #include "config.h"
@@ -165,8 +169,10 @@ struct outcome {
 	double reader_mops;  /* aggregate lookups per microsecond (M/s) */
 	double p50, p99;     /* ns, reader 0 */
 	double cpu_share;    /* reader 0's CPU time / wall time */
+	double reader_cpu_ns; /* reader 0's CPU ns per lookup */
 	double writer_mops;  /* updates, M/s */
 	double writer_cpu_share;
+	double writer_cpu_mops; /* updates per CPU-microsecond of the writer */
 	double pending_peak; /* bytes waiting for call_rcu */
 };
 
@@ -224,6 +230,7 @@ static void scenario(struct run *run, int nreaders, bool writer, double ms, stru
 		out->reader_mops += (double)rd[i].ops / rd[i].ns * 1e3;
 	}
 	out->cpu_share = rd[0].cpu_ns / rd[0].ns;
+	out->reader_cpu_ns = rd[0].cpu_ns / (double)rd[0].ops;
 	out->p50 = percentile_u64(rd[0].samples, rd[0].nsamples, 0.50) / tsc_per_ns();
 	out->p99 = percentile_u64(rd[0].samples, rd[0].nsamples, 0.99) / tsc_per_ns();
 	for (i = 0; i < nreaders; i++)
@@ -231,6 +238,7 @@ static void scenario(struct run *run, int nreaders, bool writer, double ms, stru
 	if (writer) {
 		out->writer_mops = (double)wr.ops / wr.ns * 1e3;
 		out->writer_cpu_share = wr.cpu_ns / wr.ns;
+		out->writer_cpu_mops = (double)wr.ops / wr.cpu_ns * 1e3;
 	}
 	out->pending_peak = peak;
 }
@@ -251,6 +259,7 @@ static void declare_rows(struct table *t)
 		{ "1R p50", "ns", false },
 		{ "1R p99", "ns", false },
 		{ "1R cpu share", "ratio", true },
+		{ "1R lookup per cpu", "ns/op", false },
 		{ "2R aggregate", "M/s", true },
 		{ "2R scaling", "ratio", true },
 		{ "1R+1W reader", "ns/op", false },
@@ -258,8 +267,10 @@ static void declare_rows(struct table *t)
 		{ "1R+1W p50", "ns", false },
 		{ "1R+1W p99", "ns", false },
 		{ "1R+1W cpu share", "ratio", true },
+		{ "1R+1W reader per cpu", "ns/op", false },
 		{ "1R+1W writer", "M/s", true },
 		{ "1R+1W writer cpu share", "ratio", true },
+		{ "1R+1W writer per cpu", "M/s", true },
 		{ "1R+1W interference", "ratio", false },
 		{ "1R+1W call_rcu peak", "KB", false },
 		{ "1R+1W@100K reader", "ns/op", false },
@@ -294,11 +305,15 @@ static void writer_rows(struct table *t, int pi, const char *const name[6],
 		put(t, pi, name[0], "M/s", true, w->reader_mops);
 	put(t, pi, name[1], "ns", false, w->p50);
 	put(t, pi, name[2], "ns", false, w->p99);
-	if (name == full_rows)
+	if (name == full_rows) {
 		put(t, pi, "1R+1W cpu share", "ratio", true, w->cpu_share);
+		put(t, pi, "1R+1W reader per cpu", "ns/op", false, w->reader_cpu_ns);
+	}
 	put(t, pi, name[3], "M/s", true, w->writer_mops);
-	if (name == full_rows)
+	if (name == full_rows) {
 		put(t, pi, "1R+1W writer cpu share", "ratio", true, w->writer_cpu_share);
+		put(t, pi, "1R+1W writer per cpu", "M/s", true, w->writer_cpu_mops);
+	}
 	put(t, pi, name[4], "ratio", false, w->reader_ns[0] / alone_ns);
 	put(t, pi, name[5], "KB", false, w->pending_peak / 1024);
 }
@@ -340,6 +355,7 @@ void run_concurrent(const struct keyset *ks, const struct options *o, struct tab
 			put(t, pi, "1R p50", "ns", false, one.p50);
 			put(t, pi, "1R p99", "ns", false, one.p99);
 			put(t, pi, "1R cpu share", "ratio", true, one.cpu_share);
+			put(t, pi, "1R lookup per cpu", "ns/op", false, one.reader_cpu_ns);
 			scenario(&run, 2, false, o->conc_ms, &two);
 			put(t, pi, "2R aggregate", "M/s", true, two.reader_mops);
 			put(t, pi, "2R scaling", "ratio", true, two.reader_mops / (2 * one.reader_mops));

@@ -170,7 +170,7 @@ static void parse(int argc, char **argv, struct config *c)
 			add_size(c, "10");
 			c->nconc = 0;
 			add_conc(c, "dense-rand:10");
-			c->o.conc_ms = 20;
+			c->o.conc_ms = 10;
 			c->o.reps = 1;
 			c->o.max_ops = (size_t)1 << 13;
 			c->o.warmup = false;
@@ -384,10 +384,16 @@ static void target2(struct target_ctx *x, const char *what, const struct table *
 {
 	double a = med(t, op, unit, 0), b = pi >= 0 ? med(t, peer_op, unit, pi) : 1;
 	double v = a / b;
+
+	if (pi == -2) {
+		/* ns per op: the peer's time over ours is our throughput ratio. */
+		b = med(t, peer_op, unit, 3);
+		v = b / a;
+	}
 	const char *verdict = isnan(v) ? "n/a" : (at_least ? v >= limit : v <= limit) ? "met"
 											 : "MISSED";
 
-	if (pi >= 0)
+	if (pi >= 0 || pi == -2)
 		fprintf(x->out, "%-46s %9.3g vs %-9.3g = %6.3f  (target %s %.2f)  %s\n", what, a, b,
 			v, at_least ? ">=" : "<=", limit, verdict);
 	else
@@ -443,6 +449,15 @@ static void print_targets(const struct table *single, const struct table *conc, 
 		target(&x, "1R+1W interference", conc, "1R+1W interference", "ratio", -1, false,
 		       1.3);
 		target(&x, "2R scaling", conc, "2R scaling", "ratio", -1, true, 0.85);
+		fprintf(out, "(CPU share of the threads in this run: reader %.2f alone, %.2f with the "
+			     "writer; writer %.2f.\n Below ~0.9 other programs took the CPUs: compare "
+			     "the 'per cpu' rows, which divide by CPU time.)\n",
+			med(conc, "1R cpu share", "ratio", 0), med(conc, "1R+1W cpu share", "ratio", 0),
+			med(conc, "1R+1W writer cpu share", "ratio", 0));
+		target(&x, "1R+1W reader per cpu: lfht / rcuradix", conc, "1R+1W reader per cpu",
+		       "ns/op", -2, true, 2.0);
+		target(&x, "1R+1W writer per cpu / lfht", conc, "1R+1W writer per cpu", "M/s", 3, true,
+		       2.0);
 	}
 	fprintf(out, "targets met: %d, missed: %d\n", x.met, x.missed);
 }
