@@ -5,7 +5,8 @@
  * the same run.  Prints a header describing the machine, one table per key
  * set and size (median [min] of interleaved repetitions, and the ratio
  * peer / rcuradix of the medians), the concurrency tables, and the issue's
- * targets as measured.  --csv FILE writes every figure.
+ * targets as measured.  --csv FILE writes every figure.  Each key set and
+ * size runs in a child process of its own, from a fresh heap.
  *
  *   rcuradix-bench              the default matrix (about two minutes)
  *   rcuradix-bench --full       every key set at 2^10, 2^16, 2^20, 2^24
@@ -18,12 +19,15 @@
 #include "bench.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rcuradix/radix-tree.h>
 
@@ -59,6 +63,7 @@ static void usage(FILE *out)
 		"  --smoke             tiny: size 2^10, 1 repetition, short concurrency runs\n"
 		"  --sizes L,L,...     log2 of the key counts (with --keysets: cross product)\n"
 		"  --keysets K,K,...   dense-seq,dense-rand,holes,clustered,sparse32,sparse64\n"
+		"  --runs K:L,...      single-thread runs, key set:log2 N (instead of the above)\n"
 		"  --conc K:L,...      concurrency runs ('none' for none)\n"
 		"  --conc-ms MS        duration of one concurrency run (default 150)\n"
 		"  --reps N            interleaved repetitions (default 5)\n"
@@ -116,6 +121,26 @@ static void add_conc(struct config *c, const char *s)
 	c->nconc++;
 }
 
+static void add_run(struct config *c, const char *s)
+{
+	const char *colon = strchr(s, ':');
+	char name[32];
+	int k;
+
+	if (!colon || colon - s >= (long)sizeof(name) || c->nruns == MAX_RUNS)
+		die("bad run '%s' (keyset:log2)", s);
+	memcpy(name, s, (size_t)(colon - s));
+	name[colon - s] = 0;
+	k = keyset_by_name(name);
+	if (k < 0)
+		die("unknown key set '%s'", name);
+	c->runs[c->nruns].ks = k;
+	c->runs[c->nruns].log2n = atoi(colon + 1);
+	if (c->runs[c->nruns].log2n < 7 || ((size_t)1 << c->runs[c->nruns].log2n) > keyset_cap(k))
+		die("run '%s': N out of range for this key set", s);
+	c->nruns++;
+}
+
 static void add_peer(struct config *c, const char *s)
 {
 	int p;
@@ -137,9 +162,11 @@ static void parse(int argc, char **argv, struct config *c)
 		{ "reps", required_argument, NULL, 'r' },	{ "max-ops", required_argument, NULL, 'o' },
 		{ "peers", required_argument, NULL, 'p' }, { "seed", required_argument, NULL, 'e' },
 		{ "csv", required_argument, NULL, 'v' },	{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },	{ NULL, 0, NULL, 0 },
+		{ "runs", required_argument, NULL, 'R' },	{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	bool sizes_set = false, ks_set = false, conc_set = false, peers_set = false;
+	bool runs_set = false;
 	int opt, i;
 
 	memset(c, 0, sizeof(*c));
@@ -202,6 +229,15 @@ static void parse(int argc, char **argv, struct config *c)
 			conc_set = true;
 			break;
 		}
+		case 'R': {
+			char buf[512];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			c->nruns = 0;
+			each_item(buf, add_run, c);
+			runs_set = true;
+			break;
+		}
 		case 'm':
 			c->o.conc_ms = atof(optarg);
 			break;
@@ -244,7 +280,9 @@ static void parse(int argc, char **argv, struct config *c)
 		usage(stderr);
 		exit(2);
 	}
-	if (!sizes_set && !ks_set) {
+	if (runs_set) {
+		/* Explicit list: nothing to add. */
+	} else if (!sizes_set && !ks_set) {
 		/* The default matrix: every key set at 2^20 but sparse32 (whose
 		 * inserts cost a microsecond), plus one smaller dense size. */
 		static const struct run_spec def[] = {
@@ -462,6 +500,94 @@ static void print_targets(const struct table *single, const struct table *conc, 
 	fprintf(out, "targets met: %d, missed: %d\n", x.met, x.missed);
 }
 
+/* ---- one run per process ------------------------------------------------ */
+
+typedef void run_fn(const struct keyset *ks, const struct options *o, struct table *t);
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(3);
+		p += w;
+		len -= (size_t)w;
+	}
+}
+
+static bool read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = read(fd, p, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		len -= (size_t)r;
+	}
+	return true;
+}
+
+/*
+ * Run @fn for one key set and size in a child process, which sends its rows
+ * back through a pipe.  Every run then starts from the same fresh heap: with
+ * glibc malloc, a structure built after a larger one was freed gets its
+ * nodes scattered over the old one's pages (the lfht peer measured 30x
+ * slower lookups at 2^16 after a 2^20 run than before it).  Rows carry
+ * pointers to string literals, valid in both processes (same image).
+ * liburcu's call_rcu worker needs its fork hooks (not pthread_atfork).
+ */
+static void run_isolated(run_fn *fn, const struct keyset *ks, const struct options *o,
+			 struct table *t)
+{
+	int fd[2], status;
+	pid_t pid;
+	int nrows, i;
+
+	fflush(NULL);
+	if (pipe(fd))
+		die("pipe failed");
+	urcu_memb_call_rcu_before_fork();
+	pid = fork();
+	if (pid < 0)
+		die("fork failed");
+	if (pid == 0) {
+		urcu_memb_call_rcu_after_fork_child();
+		close(fd[0]);
+		fn(ks, o, t);
+		write_all(fd[1], &t->nrows, sizeof(t->nrows));
+		write_all(fd[1], t->rows, sizeof(*t->rows) * (size_t)t->nrows);
+		close(fd[1]);
+		fflush(NULL);
+		_exit(0);
+	}
+	urcu_memb_call_rcu_after_fork_parent();
+	close(fd[1]);
+	if (!read_all(fd[0], &nrows, sizeof(nrows)))
+		nrows = -1;
+	for (i = 0; i < nrows; i++) {
+		struct row r, *dst;
+
+		if (!read_all(fd[0], &r, sizeof(r)))
+			die("lost the results of %s N=%zu", ks->name, ks->n);
+		dst = table_row(t, r.op, r.unit, r.higher_better);
+		memcpy(dst->c, r.c, sizeof(r.c));
+	}
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+	    nrows < 0)
+		die("the run for %s N=%zu failed", ks->name, ks->n);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 /* The targets are defined at N = 2^20; without it, the largest N run. */
@@ -505,7 +631,7 @@ int main(int argc, char **argv)
 		if (keyset_make(&ks, k, n, c.seed))
 			die("cannot make key set %s N=%zu", keyset_name(k), n);
 		t.n = n;
-		run_single(&ks, &c.o, &t);
+		run_isolated(run_single, &ks, &c.o, &t);
 		table_print(&t, stdout);
 		fflush(stdout);
 		if (csv)
@@ -529,7 +655,7 @@ int main(int argc, char **argv)
 		if (keyset_make(&ks, c.conc[i].ks, n, c.seed))
 			die("cannot make key set for the concurrency run");
 		t.n = n;
-		run_concurrent(&ks, &c.o, &t);
+		run_isolated(run_concurrent, &ks, &c.o, &t);
 		table_print(&t, stdout);
 		fflush(stdout);
 		if (csv)
