@@ -6,12 +6,13 @@
 #                          bench-full` the whole one; bench/plot.sh draws the
 #                          CSV.  tests/bench-smoke.sh keeps it from rotting.
 #   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md).
+#   bench/cg-probe         instruction counts per operation under callgrind.
 
 BENCH_CPPFLAGS = -I$(top_srcdir)/include -I$(top_srcdir)/bench $(NODE_ALLOC_CPPFLAGS) \
 	$(URCU_MEMB_CFLAGS) $(URCU_CDS_CFLAGS)
 BENCH_CSV = bench-results.csv
 
-EXTRA_DIST += bench/plot.sh tests/bench-smoke.sh
+EXTRA_DIST += bench/plot.sh bench/csv2md.sh tests/bench-smoke.sh
 
 if HAVE_JUDY
 noinst_PROGRAMS += bench/rcuradix-bench
@@ -37,6 +38,12 @@ bench bench-full:
 endif
 .PHONY: bench bench-full
 CLEANFILES += $(BENCH_CSV) bench-full.csv
+
+# Instruction counts per operation under callgrind (doc/performance.md).
+noinst_PROGRAMS += bench/cg-probe
+bench_cg_probe_SOURCES = bench/cg-probe.c
+bench_cg_probe_CPPFLAGS = -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
+bench_cg_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
 # ---- node-alloc-bench: one copy of the library per node backend -----------
 # Benchmarks under sanitizers measure nothing useful (and jemalloc linked into
@@ -88,3 +95,10 @@ CLEANFILES += bench/node-alloc-bench
 TESTS += tests/node-alloc-smoke.sh
 endif
 EXTRA_DIST += bench/node-alloc-bench.sh tests/node-alloc-smoke.sh
+
+# The published figures (doc/performance.md, doc/allocator.md) and the data
+# and plots behind them.
+EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
+	doc/perf/bench.csv doc/perf/bench.txt doc/perf/bench-quiet.csv \
+	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
+	doc/perf/gang.png doc/perf/scaling.png

@@ -539,12 +539,11 @@ static bool read_all(int fd, void *buf, size_t len)
 
 /*
  * Run @fn for one key set and size in a child process, which sends its rows
- * back through a pipe.  Every run then starts from the same fresh heap: with
- * glibc malloc, a structure built after a larger one was freed gets its
- * nodes scattered over the old one's pages (the lfht peer measured 30x
- * slower lookups at 2^16 after a 2^20 run than before it).  Rows carry
- * pointers to string literals, valid in both processes (same image).
- * liburcu's call_rcu worker needs its fork hooks (not pthread_atfork).
+ * back through a pipe.  Every run then starts from the same state: a fresh
+ * heap (no nodes scattered over pages a larger earlier run freed), no
+ * leftover slabs or call_rcu work from earlier runs.  Rows carry pointers to
+ * string literals, valid in both processes (same image).  liburcu's
+ * call_rcu worker needs its fork hooks (not pthread_atfork).
  */
 static void run_isolated(run_fn *fn, const struct keyset *ks, const struct options *o,
 			 struct table *t)

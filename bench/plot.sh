@@ -3,6 +3,7 @@
 #   lookup.png   ns per lookup vs N, per structure (dense-rand: random-order
 #                hits = throughput, dependent hits = latency)
 #   memory.png   bytes per key vs N, per structure, one panel per key set
+#                (a key set run at one size only shows points, no line)
 #   gang.png     ns per item of gang lookups and walks (dense-rand, N = 2^20
 #                or the largest N in the CSV)
 #   scaling.png  reader throughput: 1 reader, 2 readers, 1 reader + 1 writer
@@ -73,13 +74,14 @@ fi
 gp="$tmp/memory.gp"
 {
 	echo "$common"
-	echo "set terminal pngcairo size 1100,800 font \",10\""
+	echo "set terminal pngcairo size 1400,800 font \",10\""
 	echo "set output '$out/memory.png'"
-	echo "set multiplot layout 2,2 title \"bytes per key (allocator's view: jemalloc or glibc stats delta), median\""
+	echo "set multiplot layout 2,3 title \"bytes per key (allocator's view: jemalloc or glibc stats delta), median\""
 	echo "set logscale y"
+	echo "set key bottom left opaque box"
 	echo "set xlabel 'N keys'"
 	echo "set ylabel 'bytes / key'"
-	for ks in dense-rand holes clustered sparse32; do
+	for ks in dense-rand dense-seq holes clustered sparse32 sparse64; do
 		c=$(lines_clause single "$ks" "memory (allocator)" B/key)
 		[ -n "$c" ] || continue
 		echo "set title '$ks'"
@@ -115,7 +117,7 @@ set style fill solid 0.8 border -1
 set logscale y
 set grid ytics
 set ylabel "ns / item"
-set key top left
+set key outside right top
 set xtics rotate by -20
 plot '$dat' using 2:xtic(1) title columnheader(2), '' using 3 title columnheader(3), \
 	'' using 4 title columnheader(4), '' using 5 title columnheader(5), '' using 6 title columnheader(6)
@@ -151,7 +153,7 @@ set style fill solid 0.8 border -1
 set logscale y
 set grid ytics
 set ylabel "M lookups / s"
-set key top right
+set key outside right top
 plot '$dat' using 2:xtic(1) title columnheader(2), '' using 3 title columnheader(3), \
 	'' using 4 title columnheader(4)
 EOF
