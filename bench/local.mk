@@ -8,7 +8,7 @@
 #   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md).
 #   bench/cg-probe         instruction counts per operation under callgrind.
 
-BENCH_CPPFLAGS = -I$(top_srcdir)/include -I$(top_srcdir)/bench $(NODE_ALLOC_CPPFLAGS) \
+BENCH_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/bench $(NODE_ALLOC_CPPFLAGS) \
 	$(URCU_MEMB_CFLAGS) $(URCU_CDS_CFLAGS)
 BENCH_CSV = bench-results.csv
 
@@ -42,7 +42,7 @@ CLEANFILES += $(BENCH_CSV) bench-full.csv
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe
 bench_cg_probe_SOURCES = bench/cg-probe.c
-bench_cg_probe_CPPFLAGS = -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
+bench_cg_probe_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 bench_cg_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
 # ---- node-alloc-bench: one copy of the library per node backend -----------
@@ -50,7 +50,7 @@ bench_cg_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 # an ASan program fights its interceptors): not built there.
 if !SANITIZERS
 NODE_ALLOC_BACKENDS = slab jemalloc jemalloc-arena libc
-NA_CPPFLAGS = -I$(top_srcdir)/include -I$(top_srcdir)/lib -DRCURADIX_BUILDING \
+NA_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/lib -DRCURADIX_BUILDING \
 	$(URCU_MEMB_CFLAGS) $(JEMALLOC_CFLAGS)
 NA_LIBS = $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
