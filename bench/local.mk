@@ -100,5 +100,7 @@ EXTRA_DIST += bench/node-alloc-bench.sh tests/node-alloc-smoke.sh
 # and plots behind them.
 EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
 	doc/perf/bench.csv doc/perf/bench.txt doc/perf/bench-quiet.csv \
+	doc/perf/bench-current.csv doc/perf/bench-current.txt \
+	doc/perf/bench-current-conc.csv doc/perf/bench-current-conc.txt \
 	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
 	doc/perf/gang.png doc/perf/scaling.png

@@ -380,7 +380,8 @@ static void print_header(const struct config *c, FILE *out)
 	for (p = 0; p < NPEERS; p++)
 		fprintf(out, "  %-13s %s\n", peers[p]->name, peers[p]->allocator);
 	fprintf(out, "method:    %d interleaved repetitions (A B C A B C ...)%s;\n           cells: median [min], then peer/rcuradix of the "
-		     "medians; seed %llu\n",
+		     "medians; seed %llu\n           single-thread times are the thread's CPU time "
+		     "(preemption by other programs excluded)\n",
 		c->o.reps, c->o.warmup ? " after a warm-up pass (N < 2^20)" : "",
 		(unsigned long long)c->seed);
 	fprintf(out, "memory:    own = radix_tree_memory() / JudyLMemUsed() / lfht nodes x size + "
