@@ -28,6 +28,8 @@ MAN3_ALIASES = \
 	man/man3/radix_tree_for_each_tagged.3 \
 	man/man3/radix_tree_for_each_contig.3 \
 	man/man3/radix_tree_next_slot.3 \
+	man/man3/radix_tree_next_run.3 \
+	man/man3/radix_tree_iter_key.3 \
 	man/man3/radix_tree_iter_index.3 \
 	man/man3/radix_tree_iter_tag_flags.3 \
 	man/man3/radix_tree_tag_clear.3 \

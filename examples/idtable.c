@@ -257,6 +257,7 @@ int main(int argc, char **argv)
 	if (atomic_load(&requests_retired) != atomic_load(&requests_served))
 		error("requests lost or counted after the free",
 		      atomic_load(&requests_served) - atomic_load(&requests_retired));
+	rcuradix_thread_cache_flush();  /* and the node pool's cached empty slab */
 	rcuradix_get_stats(&st, sizeof(st));
 	if (st.nodes_live || st.nodes_pending || st.nodes_reserved || st.backing_bytes)
 		error("nodes left in the library", st.nodes_live);

@@ -258,7 +258,7 @@ static int teardown(void)
 	}
 	radix_tree_destroy(&cache);
 	urcu_memb_barrier();          /* runs every pending call_rcu callback */
-	rcuradix_thread_cache_flush(); /* this thread's preload reserve */
+	rcuradix_thread_cache_flush(); /* this thread's reserve, the pool's spare slab */
 	rcuradix_get_stats(&st, sizeof(st));
 	if (st.nodes_live || st.nodes_pending || st.nodes_reserved || st.backing_bytes) {
 		fprintf(stderr, "pagecache: %lu nodes live, %lu pending, %lu reserved\n",

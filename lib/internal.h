@@ -364,6 +364,8 @@ RT_HIDDEN void rt_node_free_deferred(const struct radix_tree_root *root, struct 
 /* Backend (node.c): up to @n nodes, stopping at the first failure; counted. */
 RT_HIDDEN unsigned int rt_backend_alloc(struct rt_node **nodes, unsigned int n);
 RT_HIDDEN void rt_backend_free(struct rt_node **nodes, unsigned int n);
+/* Return memory the backend caches (the slab pool's spare slab). */
+RT_HIDDEN void rt_backend_trim(void);
 /* Bytes the backend spends beyond @nodes x RT_NODE_SIZE. */
 RT_HIDDEN unsigned long rt_backend_overhead_bytes(unsigned long nodes);
 

@@ -21,6 +21,10 @@ RCURADIX_API void **radix_tree_iter_init(struct radix_tree_iter *iter, unsigned 
 		iter->index = 0;
 		iter->next_index = start;
 		iter->tags = 0;
+		iter->chunk = NULL;
+		iter->run_end = NULL;
+		iter->bias = 0;
+		iter->parent = NULL;
 		iter->done = 0;
 	}
 	return NULL;
@@ -35,18 +39,60 @@ static unsigned int rt_next_present(struct rt_node *node, unsigned int offset)
 	return RT_MAP_SIZE;
 }
 
-/* Found the chunk: fill @iter (@bits: the wanted slots of the leaf from
- * @offset on, bit @offset set) and return the slot. */
-static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
-			     unsigned long index, unsigned int offset, unsigned long bits)
+/*
+ * Prefetching.  A walk reads a leaf's slot lines one after the other and
+ * the leaves of a tree built in random order lie anywhere in memory, where
+ * the hardware prefetcher cannot guess them: without help each slot line is
+ * a miss paid in turn.  Touching them ahead lets the misses overlap.
+ */
+#define RT_SLOTS_PER_LINE (64 / sizeof(void *))
+
+/* The lines of @node's slots from @offset on (and its header line). */
+static void rt_prefetch_leaf(const struct rt_node *node, unsigned int offset)
 {
+	unsigned int i;
+
+	for (i = offset & ~(RT_SLOTS_PER_LINE - 1); i < RT_MAP_SIZE; i += RT_SLOTS_PER_LINE)
+		__builtin_prefetch(&node->slots[i]);
+	__builtin_prefetch(&node->present);
+}
+
+/* At the parent of leaves: the leaf the walk will want after the one at
+ * @found (@bits: the wanted slots of @parent from @found on). */
+static void rt_prefetch_next_leaf(struct rt_node *parent, unsigned long bits)
+{
+	unsigned long next = bits & (bits - 1);  /* drop @found */
+	void *entry;
+
+	if (!next)
+		return;
+	entry = rt_load(parent->slots[__builtin_ctzl(next)]);
+	if (entry)
+		rt_prefetch_leaf(rt_entry_node(entry), 0);
+}
+
+/* Found the chunk: fill @iter (@bits: the wanted slots of the leaf from
+ * @offset on, bit @offset set) and return the slot.  Walks (not gang
+ * lookups, which prefetch what they will read themselves) get the rest of
+ * the leaf prefetched. */
+static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
+			     struct rt_node *parent, unsigned long index, unsigned int offset,
+			     unsigned long bits, unsigned int flags)
+{
+	unsigned long run = ~(bits >> offset);  /* clear bits: where the run ends */
+
 	iter->index = index;
 	iter->next_index = (index | RT_MAP_MASK) + 1;
 	if (iter->next_index == 0)
 		iter->done = 1;  /* this chunk ends at ULONG_MAX: no next one */
 	iter->tags = bits;
 	iter->chunk = node->slots;
-	iter->base = index - offset;
+	iter->run_end = &node->slots[offset] +
+			(run ? (unsigned int)__builtin_ctzl(run) : RT_BITS_PER_LONG);
+	iter->bias = index - (unsigned long)((uintptr_t)&node->slots[offset] / sizeof(void *));
+	iter->parent = parent;
+	if (!(flags & RT_ITER_NO_BITMAP))
+		rt_prefetch_leaf(node, offset);
 	return &node->slots[offset];
 }
 
@@ -78,59 +124,76 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 {
 	bool contig = flags & RADIX_TREE_ITER_CONTIG;
 	int tag = flags & RADIX_TREE_ITER_TAGGED ? (int)(flags & RADIX_TREE_ITER_TAG_MASK) : -1;
+	struct rt_node *up = NULL;  /* the node above the leaf we reach */
 	unsigned long index;
+	unsigned int level;
+	void *entry;
 
 	if (!root || !iter || iter->done || tag >= RADIX_TREE_MAX_TAGS)
 		return NULL;
 	index = iter->next_index;
+	/*
+	 * The next key still under the previous leaf's parent: search from
+	 * there, skipping the upper levels.  The parent may have been unlinked
+	 * meanwhile (emptied, or shrunk away at the top); it stays readable in
+	 * this read-side section, and a node is only unlinked when nothing
+	 * below it remains, so no item present throughout is missed.
+	 */
+	if (iter->parent && (index & rt_level_maxindex(1)) != 0) {
+		entry = rt_node_entry(iter->parent, 1);
+		level = 1;
+		goto search;
+	}
 restart:
-	{
-		void *entry = rt_load(root->rnode);
-		unsigned int level;
+	entry = rt_load(root->rnode);
+	if (!entry || (tag >= 0 && !(rt_tag_load(root->tags) & (1UL << tag))))
+		goto end;
+	level = rt_entry_level(entry);
+	if (index > rt_level_maxindex(level))
+		goto end;
+search:
+	for (;;) {
+		struct rt_node *node = rt_entry_node(entry);
+		unsigned int offset = rt_offset(index, level);
+		unsigned long bits = 0;
+		unsigned int found = rt_next_wanted(node, level, offset, tag, flags, &bits);
+		void *child;
 
-		if (!entry || (tag >= 0 && !(rt_tag_load(root->tags) & (1UL << tag))))
-			goto end;
-		level = rt_entry_level(entry);
-		if (index > rt_level_maxindex(level))
-			goto end;
-		for (;;) {
-			struct rt_node *node = rt_entry_node(entry);
-			unsigned int offset = rt_offset(index, level);
-			void *child;
-			unsigned long bits = 0;
-			unsigned int found = rt_next_wanted(node, level, offset, tag, flags, &bits);
-
-			if (found != offset) {
-				if (contig)
-					goto end;  /* a hole ends a contiguous walk */
-				if (found == RT_MAP_SIZE) {
-					/* Nothing left in this node: continue after
-					 * its whole range, from the root. */
-					index = (index | rt_level_maxindex(level)) + 1;
-					if (index == 0)
-						goto end;
-					goto restart;
-				}
-				index = rt_index_at(index, level, found);
-			}
-			if (level == 0)
-				return rt_chunk_found(iter, node, index, found, bits);
-			child = rt_load(node->slots[found]);
-			if (!child) {
-				/* A stale tag or a concurrent delete: skip the
-				 * slot's range and go on in this node or above. */
-				if (contig)
-					goto end;
-				index = rt_next_slot_index(index, level);
+		if (found != offset) {
+			if (contig)
+				goto end;  /* a hole ends a contiguous walk */
+			if (found == RT_MAP_SIZE) {
+				/* Nothing left in this node: continue after its
+				 * whole range, from the root. */
+				index = (index | rt_level_maxindex(level)) + 1;
 				if (index == 0)
 					goto end;
-				if (found == RT_MAP_SIZE - 1)
-					goto restart;
-				continue;
+				goto restart;
 			}
-			entry = child;
-			level = rt_entry_level(entry);
+			index = rt_index_at(index, level, found);
 		}
+		if (level == 0)
+			return rt_chunk_found(iter, node, up, index, found, bits, flags);
+		if (level == 1) {
+			up = node;
+			if (!(flags & RT_ITER_NO_BITMAP))
+				rt_prefetch_next_leaf(node, bits);
+		}
+		child = rt_load(node->slots[found]);
+		if (!child) {
+			/* A stale tag or a concurrent delete: skip the slot's
+			 * range and go on in this node or above. */
+			if (contig)
+				goto end;
+			index = rt_next_slot_index(index, level);
+			if (index == 0)
+				goto end;
+			if (found == RT_MAP_SIZE - 1)
+				goto restart;
+			continue;
+		}
+		entry = child;
+		level = rt_entry_level(entry);
 	}
 end:
 	iter->done = 1;
@@ -149,6 +212,8 @@ RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *
 	iter->done = iter->index == ULONG_MAX;
 	iter->next_index = iter->index + 1;
 	iter->tags = 0;
+	iter->run_end = NULL;
+	iter->parent = NULL;  /* it may be freed once the section ends */
 	return NULL;
 }
 
@@ -215,17 +280,23 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 			unsigned long bits;
 
 			for (bits = iter.tags; bits && n < max; bits &= bits - 1) {
-				unsigned int i = (unsigned int)__builtin_ctzl(bits);
-				void *item = rt_load(iter.chunk[i]);
+				void **s = iter.chunk + __builtin_ctzl(bits);
+				void *item = rt_load(*s);
 
 				if (item)
-					rt_gang_store(items, slots, indices, n++, item,
-						      iter.chunk + i, iter.base + i);
+					rt_gang_store(items, slots, indices, n++, item, s,
+						      radix_tree_iter_key(&iter, s));
 			}
 		} else {
 			/* Slots from here to the end of the chunk (wraps right
 			 * when the chunk ends at ULONG_MAX). */
 			unsigned long i, left = iter.next_index - iter.index;
+
+			/* The lines this chunk's scan will read at most: let
+			 * their misses overlap (random leaves defeat the
+			 * hardware prefetcher). */
+			for (i = 0; i < left && i < max - n; i += RT_SLOTS_PER_LINE)
+				__builtin_prefetch(slot + i);
 
 			for (i = 0; i < left && n < max; i++) {
 				void *item = rt_load(slot[i]);

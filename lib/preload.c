@@ -148,6 +148,7 @@ RCURADIX_API void rcuradix_thread_cache_flush(void)
 		return;
 	}
 	rt_reserve_drain(&rt_reserve);
+	rt_backend_trim();
 }
 
 /* Library unload: drain this thread's reserve and delete the key, so that

@@ -525,8 +525,10 @@ RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size);
 /**
  * rcuradix_thread_cache_flush() - give the calling thread's reserve back.
  *
- * Thread exit does this by itself; a long-lived thread that stops inserting
- * (or a test checking that every counter is back to zero) may call it.
+ * Also returns the one empty slab the node pool keeps against churn.
+ * Thread exit does the first by itself; a long-lived thread that stops
+ * inserting (or a test checking that every counter is back to zero) may call
+ * it.
  * Inside a preload window it does nothing (the reserve is promised to the
  * next insert; debug builds say so on stderr).
  *
@@ -559,13 +561,18 @@ RCURADIX_API int radix_tree_verify(const struct radix_tree_root *root);
  * @next_index: key after the current chunk (the slots of one leaf node);
  *              0 when the chunk ends at ULONG_MAX.
  * @tags:       the chunk's bitmap, unchanged while the walk is in it: bit i
- *              stands for slot i of the leaf (key @base + i) and is set if,
- *              when the chunk was found, that slot held an item (plain and
- *              contiguous walks) or bore the tag (tagged walks) and its key
- *              was >= the one the chunk was looked up from.
- * @chunk:      private: slot 0 of the current leaf.
- * @base:       private: key of slot 0 of the current leaf.
- * @done:       private: non-zero once the walk may not continue (it reached
+ *              stands for slot i of the leaf and is set if, when the chunk
+ *              was found, that slot held an item (plain and contiguous
+ *              walks) or bore the tag (tagged walks) and its key was >= the
+ *              one the chunk was looked up from.
+ * The other fields are private:
+ * @chunk:      slot 0 of the current leaf.
+ * @run_end:    the slot after the current run of consecutive set bits.
+ * @bias:       the key of slot s is @bias + (uintptr_t)s / sizeof(void *).
+ * @parent:     the current leaf's parent node: the next chunk is searched
+ *              from there (valid only within the walk's read-side section or
+ *              lock; radix_tree_iter_resume() forgets it).
+ * @done:       non-zero once the walk may not continue (it reached
  *              ULONG_MAX, or a contiguous walk met a hole).
  */
 struct radix_tree_iter {
@@ -573,7 +580,9 @@ struct radix_tree_iter {
 	unsigned long next_index;
 	unsigned long tags;
 	void **chunk;
-	unsigned long base;
+	void **run_end;
+	unsigned long bias;
+	void *parent;
 	int done;
 };
 
@@ -656,40 +665,59 @@ static inline unsigned long radix_tree_iter_index(const struct radix_tree_iter *
 	return iter->index;
 }
 
+/* Key of @slot in the current chunk. */
+static inline unsigned long radix_tree_iter_key(const struct radix_tree_iter *iter,
+						  void **slot)
+{
+	return iter->bias + (unsigned long)((unsigned long)slot / sizeof(void *));
+}
+
+/*
+ * radix_tree_next_run() - slow path of radix_tree_next_slot(): the
+ * current run of set bits ended at @slot; find the next run in the chunk's
+ * bitmap, or end the chunk (a contiguous walk ends the whole walk at a hole
+ * inside the chunk).
+ */
+static inline void **radix_tree_next_run(void **slot, struct radix_tree_iter *iter,
+					   unsigned int flags)
+{
+	unsigned long pos = (unsigned long)(slot - iter->chunk);
+	unsigned long rest, len;
+
+	rest = pos < sizeof(unsigned long) * 8 ? iter->tags >> pos : 0;
+	if (!rest || (flags & RADIX_TREE_ITER_CONTIG)) {
+		/* A hole, unless the chunk simply ends here (the difference
+		 * wraps right at ULONG_MAX). */
+		if ((flags & RADIX_TREE_ITER_CONTIG) && iter->index + 1 != iter->next_index)
+			iter->done = 1;
+		return NULL;
+	}
+	slot += __builtin_ctzl(rest);
+	rest >>= __builtin_ctzl(rest);
+	len = ~rest ? (unsigned long)__builtin_ctzl(~rest) : sizeof(unsigned long) * 8;
+	iter->run_end = slot + len;
+	iter->index = radix_tree_iter_key(iter, slot);
+	return slot;
+}
+
 /*
  * radix_tree_next_slot() - next slot of the current chunk (inline helper of
- * the loop macros).  It reads the chunk's bitmap (iter->tags, unchanged
- * during the chunk) at the current slot's position and never loads a slot:
- * the body's rcu_dereference(*slot) is the only load per item.  The only
- * value carried from one item to the next is the slot pointer (in a
- * register), so a dense chunk costs about a cycle of latency per item.  A
- * contiguous walk ends at the first slot that was empty.
+ * the loop macros).  Inside a run of consecutive items it is an increment,
+ * a compare and the key's update; it never loads a slot (the body's
+ * rcu_dereference(*slot) is the one load per item) and carries nothing from
+ * item to item but the slot pointer, in a register.
  * Context: as the walk.  Return: the slot, or NULL at the end of the chunk.
  */
 static inline void **radix_tree_next_slot(void **slot, struct radix_tree_iter *iter,
 					  unsigned int flags)
 {
-	unsigned long rest, step;
-
 	if (!slot)
 		return NULL;
-	/* Bit 0: the slot after this one (two shifts: never shift by 64). */
-	rest = iter->tags >> (slot - iter->chunk) >> 1;
-	if (__builtin_expect(rest & 1UL, 1)) {
-		step = 1;
-	} else if ((flags & RADIX_TREE_ITER_CONTIG) || !rest) {
-		/* End of the chunk, or a hole that ends a contiguous walk
-		 * (the difference wraps right at ULONG_MAX). */
-		if ((flags & RADIX_TREE_ITER_CONTIG) &&
-		    (rest || iter->index + 1 != iter->next_index))
-			iter->done = 1;
-		return NULL;
-	} else {
-		step = (unsigned long)__builtin_ctzl(rest) + 1;
+	if (__builtin_expect(++slot < iter->run_end, 1)) {
+		iter->index = radix_tree_iter_key(iter, slot);
+		return slot;
 	}
-	slot += step;
-	iter->index = iter->base + (unsigned long)(slot - iter->chunk);
-	return slot;
+	return radix_tree_next_run(slot, iter, flags);
 }
 
 /*
