@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * torture.h - shared by the torture program (torture.c) and its regression
+ * scenarios (scenarios.c): the liburcu flavor table, the items readers
+ * validate (key, magic, generation, tag flags; poisoned and quarantined when
+ * freed), error reporting, a seeded RNG and small thread helpers.
+ *
+ * Only the public API is used (<rcuradix/radix-tree.h>): the program links
+ * the installed shared library, or the 8-slot test build of the same sources.
+ */
+#ifndef RCURADIX_TORTURE_H
+#define RCURADIX_TORTURE_H
+
+#define _LGPL_SOURCE 1 /* inline rcu_dereference */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <urcu/call-rcu.h>
+#include <urcu/compiler.h>
+#include <urcu/flavor.h>
+#include <urcu/pointer.h>
+#include <urcu/system.h>
+#include <urcu/uatomic.h>
+
+#include <rcuradix/radix-tree.h>
+
+/* ---- flavors ------------------------------------------------------------ */
+
+/*
+ * A flavor by name.  Everything goes through liburcu's own flavor structure
+ * (read_lock, quiescent_state, offline/online, call_rcu, barrier), so one
+ * program drives all four; @qsbr says whether threads must announce
+ * quiescent states and go offline when idle.
+ */
+struct tflavor {
+	const char *name;
+	const struct rcu_flavor_struct *rcu;
+	bool qsbr;
+};
+
+/* The flavor named @name (memb, qsbr, mb, bp), or NULL. */
+const struct tflavor *tflavor_find(const char *name);
+
+/* ---- items ------------------------------------------------------------- */
+
+#define TI_LIVE 0x4c495645UL    /* "LIVE": published or about to be */
+#define TI_DEAD 0x44454144UL    /* "DEAD": reclaimed by the call_rcu callback */
+#define TI_POISON 0x6b6b6b6b6b6b6b6bUL
+
+/*
+ * An item.  key, id and generation are written before the item is published
+ * and never change while it is LIVE; tags_now/tags_ever change concurrently
+ * (uatomic on the writer side, CMM_LOAD_SHARED on the reader side).
+ */
+struct titem {
+	unsigned long key;
+	unsigned long magic;
+	unsigned long generation; /* per id, grows with every new item for it */
+	unsigned long id;         /* the torture program's key number */
+	unsigned long tags_now;   /* bit t: set before tagging t, cleared after clearing */
+	unsigned long tags_ever;  /* bit t: ever set (sticky) */
+	struct rcu_head rcu;
+};
+
+struct titem *titem_new(unsigned long id, unsigned long key, unsigned long generation);
+/* Free an item no reader can ever have seen (never published, or after the
+ * end of the run): poisoned, then freed. */
+void titem_free_now(struct titem *item);
+/* Free a published item after a grace period of @fl: the callback marks it
+ * DEAD, poisons it and keeps it in a quarantine before free(), so a reader
+ * that still holds it finds the poison rather than a recycled item. */
+void titem_free_rcu(const struct tflavor *fl, struct titem *item);
+/* Free what the quarantine still holds (after the flavor's barrier()). */
+void titem_quarantine_flush(void);
+unsigned long titem_allocated(void);
+unsigned long titem_freed(void);
+
+/* Why @p is not a valid item for @key, or NULL if it is one. */
+const char *titem_problem(const void *p, unsigned long key);
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Count an error; the first ones are printed with the seed. */
+void terror(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+unsigned long terrors(void);
+/* The seed printed with every error message. */
+extern uint64_t tseed;
+
+/* ---- RNG --------------------------------------------------------------- */
+
+/* xorshift64*: deterministic for a given seed. */
+struct trng {
+	uint64_t s;
+};
+void trng_seed(struct trng *rng, uint64_t seed, uint64_t stream);
+uint64_t trand(struct trng *rng);
+/* Uniform in [0, n) (0 if n is 0). */
+uint64_t trand_below(struct trng *rng, uint64_t n);
+
+/* ---- counters ---------------------------------------------------------- */
+
+/* A counter written by one thread and read racily by the progress printer:
+ * relaxed atomics keep each access whole without a locked instruction. */
+static inline void tcount(unsigned long *c)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long tread(const unsigned long *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+/* Monotonic seconds. */
+double tnow(void);
+
+/* ---- regression scenarios (scenarios.c) -------------------------------- */
+
+struct tscenario_opts {
+	const struct tflavor *fl;
+	double duration;
+	unsigned int readers;
+	unsigned int gang;
+	bool yield;
+};
+
+/* Run scenario @name; returns the process exit status, or -1 if unknown. */
+int tscenario_run(const char *name, const struct tscenario_opts *opts);
+/* The scenario names, for --help. */
+extern const char *const tscenario_names[];
+
+#endif
