@@ -387,8 +387,10 @@ static int sc_gang_livelock(void)
  * grow-shrink and grow-shrink-far
  *
  * Key 0 holds one item for the whole run, tagged with tag 0.  The writer
- * loops: insert(K), tag K, delete(K), with K = 1 (grow-shrink: the tree's
- * single leaf gains and loses a neighbour; with 8-slot nodes too) or K
+ * loops: insert(K), maybe tag K, delete(K), with K alternating between 1
+ * and the first key of the next leaf (grow-shrink: key 1 shares key 0's
+ * leaf, as in the kernel's height 0 -> 1 case where an item sat in the
+ * root; the next leaf's key adds one level above it and removes it) or K
  * cycling through 1 << 40 and ULONG_MAX (grow-shrink-far: the root grows by
  * 7 or 11 levels of 64-slot nodes, 14 or 22 of 8-slot nodes, and shrinks
  * back, each time publishing a new root whose slot 0 leads down to the
@@ -404,7 +406,7 @@ static int sc_gang_livelock(void)
  */
 
 static struct titem *gs_zero;
-static const unsigned long gs_near_keys[] = { 1 };
+static unsigned long gs_near_keys[2] = { 1, 0 /* set to the leaf size */ };
 static const unsigned long gs_far_keys[] = { 1UL << 40, ULONG_MAX };
 static const unsigned long *gs_keys;
 static unsigned int gs_nr_keys;
@@ -440,8 +442,11 @@ static void gs_reader_body(struct sc_thread *t)
 		void *items[SC_MAX_GANG], **slot, *p;
 		unsigned int n;
 
-		if ((p = radix_tree_lookup(&sc_tree, 0)) != gs_zero)
-			terror("reader: lookup(0) = %p, expected %p", p, (void *)gs_zero);
+		/* Mostly lookup(0): the race is a reader inside the old top
+		 * nodes while the writer unpublishes them. */
+		for (unsigned int i = 0; i < 32; i++)
+			if ((p = radix_tree_lookup(&sc_tree, 0)) != gs_zero)
+				terror("reader: lookup(0) = %p, expected %p", p, (void *)gs_zero);
 		slot = radix_tree_lookup_slot(&sc_tree, 0);
 		/* Pairs with the writer's rcu_assign_pointer. */
 		if (!slot || rcu_dereference(*slot) != gs_zero)
@@ -476,8 +481,12 @@ static void *gs_reader(void *arg)
 
 static int sc_grow_shrink(bool far)
 {
+	struct rcuradix_stats st;
+
+	rcuradix_get_stats(&st, sizeof(st));
+	gs_near_keys[1] = (st.node_size - 64) / sizeof(void *);
 	gs_keys = far ? gs_far_keys : gs_near_keys;
-	gs_nr_keys = far ? 2 : 1;
+	gs_nr_keys = 2;
 	rcu()->register_thread();
 	gs_zero = sc_insert(0, true);
 	rcuradix_thread_cache_flush();

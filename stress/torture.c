@@ -14,9 +14,11 @@
  *   chaos   ids [0, --chaos): mutated by every writer (plain calls, and
  *           groups under radix_tree_lock); checked by reader invariants and
  *           by exact checks made while holding the tree lock.
- *   stable  every 8th id above the chaos range: inserted before the run,
- *           never touched; every 16th bears tag 0.  Readers must always
- *           find them, and gang lookups and walks must never skip them.
+ *   stable  every 8th id above the chaos range, in every other run of 256
+ *           ids (in the others whole subtrees empty out and are freed):
+ *           inserted before the run, never touched; every 16th bears tag
+ *           0.  Readers must always find them, and gang lookups and walks
+ *           must never skip them.
  *   owned   the rest, in blocks of 32 ids dealt round-robin to writers.
  *           A block's owner alone changes its keys and keeps an exact
  *           model: insert returns -EEXIST exactly when the model holds the
@@ -51,7 +53,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STABLE_EVERY 8UL   /* every 8th non-chaos id is stable */
+#define STABLE_EVERY 8UL   /* every 8th non-chaos id is stable, */
+#define STABLE_REGION 256UL /* in every other run of 256 ids */
 #define BLOCK 32UL         /* ids per ownership block */
 #define STABLE_TAG 0U      /* tag borne by every other stable item */
 #define NEVER_SPAN 4096UL
@@ -155,14 +158,21 @@ static bool is_chaos(unsigned long id)
 	return id < opt.chaos;
 }
 
+/* Ids above the chaos range in a region where stable ids live: in the
+ * other regions whole leaves and subtrees empty out and are freed. */
+static bool in_stable_region(unsigned long id)
+{
+	return id >= opt.chaos && ((id - opt.chaos) / STABLE_REGION) % 2 == 0;
+}
+
 static bool is_stable(unsigned long id)
 {
-	return id >= opt.chaos && (id - opt.chaos) % STABLE_EVERY == 0;
+	return in_stable_region(id) && (id - opt.chaos) % STABLE_EVERY == 0;
 }
 
 static bool is_stable_tagged(unsigned long id)
 {
-	return id >= opt.chaos && (id - opt.chaos) % (2 * STABLE_EVERY) == 0;
+	return in_stable_region(id) && (id - opt.chaos) % (2 * STABLE_EVERY) == 0;
 }
 
 static bool is_owned(unsigned long id)
@@ -185,6 +195,8 @@ static unsigned long next_stable(unsigned long id, bool tagged)
 	r = (id - opt.chaos) % step;
 	if (r)
 		id += step - r;
+	if (!in_stable_region(id))  /* the next region's first id is stable */
+		id += STABLE_REGION - (id - opt.chaos) % STABLE_REGION;
 	return id < opt.keys ? id : opt.keys;
 }
 
@@ -239,6 +251,7 @@ struct writer {
 	unsigned long *blocks, nr_blocks; /* first id of each own block */
 	unsigned long ops[NR_WOPS];
 	unsigned long heartbeat;
+	bool draining;
 	int done;
 } __attribute__((aligned(64)));
 
@@ -1006,7 +1019,7 @@ static void w_preload_group(struct writer *w)
 			       got, (void *)m->item);
 			continue;
 		}
-		if (!got) {
+		if (!got && !w->draining) {
 			struct titem *item = w_new_item(id);
 
 			ret = radix_tree_insert(&tree, key, item);
@@ -1018,7 +1031,7 @@ static void w_preload_group(struct writer *w)
 			}
 			m->item = item;
 			m->tags = 0;
-		} else if (trand_below(&w->rng, 3) == 0) {
+		} else if (got && (w->draining || trand_below(&w->rng, 3) == 0)) {
 			got = radix_tree_delete(&tree, key);
 			if (got != m->item)
 				terror("writer %u: locked delete(%#lx) = %p, model holds %p", w->idx,
@@ -1363,9 +1376,19 @@ static void w_chaos_walk(struct writer *w)
 		titem_free_rcu(opt.fl, dead[i]);
 }
 
-static void writer_op(struct writer *w)
+/*
+ * Writers alternate between filling and draining their keys, PHASE_OPS
+ * operations each: while draining they insert nothing, so their keys empty
+ * out completely; leaves and whole subtrees are freed and the height
+ * shrinks, then it all grows back, under the readers' feet.
+ */
+#define PHASE_OPS 65536UL
+
+static void writer_op(struct writer *w, unsigned long n)
 {
 	uint64_t x = trand_below(&w->rng, 100);
+
+	w->draining = (n / PHASE_OPS) % 2 == 1;
 
 	if (!w->nr_own || (opt.chaos && x >= 86)) {
 		if (!opt.chaos)
@@ -1376,10 +1399,12 @@ static void writer_op(struct writer *w)
 			w_chaos(w);
 		return;
 	}
-	if (x < 20)
-		w_insert(w);
-	else if (x < 38)
-		w_delete(w);
+	if (x < 38) {
+		if (x < 20 && !w->draining)
+			w_insert(w);
+		else
+			w_delete(w);
+	}
 	else if (x < 48)
 		w_tag_set(w);
 	else if (x < 56)
@@ -1392,10 +1417,8 @@ static void writer_op(struct writer *w)
 		w_replace(w);
 	else if (x < 82)
 		w_range_tag(w);
-	else if (x < 86)
-		w_iter_delete(w);
 	else
-		w_insert(w);
+		w_iter_delete(w);
 }
 
 static void *writer_main(void *arg)
@@ -1405,10 +1428,10 @@ static void *writer_main(void *arg)
 
 	rcu()->register_thread();
 	while (!uatomic_read(&stop)) {
-		writer_op(w);
+		writer_op(w, n++);
 		tcount(&w->heartbeat);
 		/* Writers are online QSBR threads too: let grace periods end. */
-		if (opt.fl->qsbr && ++n % 64 == 0)
+		if (opt.fl->qsbr && n % 64 == 0)
 			rcu()->read_quiescent_state();
 		if (opt.yield)
 			sched_yield();
