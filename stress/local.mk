@@ -72,3 +72,33 @@ XFAIL_TESTS = stress/repro-range-tag
 stress_repro_range_tag_SOURCES = stress/repro-range-tag.c
 stress_repro_range_tag_CPPFLAGS = -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
+
+# make check-valgrind: the fast unit suites (both node builds) and a short
+# torture on each of memb and qsbr under valgrind memcheck; any error or
+# leak fails.  Configure with --with-node-allocator=libc so that every node
+# is its own malloc block that valgrind tracks.  stress/valgrind-check.sh
+# explains why Criterion programs need per-process logs, and why glibc's
+# stack cache is turned off.
+VALGRIND_SUITES = tests/basic-64 tests/basic-8 tests/gang-64 tests/gang-8
+VALGRIND_TORTURE_SECONDS = 10
+VALGRIND_TORTURE_FLAGS = --error-exitcode=1 --leak-check=full \
+	--errors-for-leak-kinds=definite,possible \
+	--suppressions=$(top_srcdir)/stress/valgrind.supp
+check-valgrind: $(VALGRIND_SUITES) stress/rcuradix-torture-8
+	@case '$(NODE_ALLOC_CPPFLAGS)' in *LIBC*) ;; *) echo "check-valgrind: note:" \
+	  "configure --with-node-allocator=libc to let valgrind see every node";; esac
+	top_srcdir='$(top_srcdir)' $(SHELL) $(top_srcdir)/stress/valgrind-check.sh \
+	  $(VALGRIND_SUITES)
+	@for flavor in memb qsbr; do \
+	  log=stress/valgrind-torture-$$flavor.log; \
+	  echo "valgrind rcuradix-torture-8 --flavor $$flavor" \
+	    "--duration $(VALGRIND_TORTURE_SECONDS) (log: $$log)"; \
+	  GLIBC_TUNABLES=glibc.pthread.stack_cache_size=0 \
+	  valgrind $(VALGRIND_TORTURE_FLAGS) stress/rcuradix-torture-8 --flavor $$flavor \
+	    --duration $(VALGRIND_TORTURE_SECONDS) >$$log 2>&1 \
+	    || { cat $$log; exit 1; }; \
+	  grep '^SUMMARY' $$log; \
+	done
+EXTRA_DIST += stress/valgrind.supp stress/valgrind-check.sh doc/testing.md
+CLEANFILES += stress/valgrind-torture-memb.log stress/valgrind-torture-qsbr.log
+.PHONY: check-valgrind

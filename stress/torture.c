@@ -1114,7 +1114,6 @@ static void w_range_tag(struct writer *w)
 
 	if (opt.tags < 2)
 		return;
-	tcount(&w->ops[W_RANGE_TAG]);
 	w_pick_block(w, &bfirst, &blast);
 	a = bfirst + trand_below(&w->rng, blast - bfirst + 1);
 	c = a + trand_below(&w->rng, blast - a + 1);
@@ -1149,6 +1148,7 @@ static void w_range_tag(struct writer *w)
 	next = count == nr ? key_of(predicted[count - 1]) + 1 : hi + 1; /* both may wrap to 0 */
 	for (unsigned long i = 0; i < count; i++)
 		flags_set(model[predicted[i]].item, 1UL << to);
+	tcount(&w->ops[W_RANGE_TAG]);
 	first = lo;
 	got = radix_tree_range_tag_if_tagged(&tree, &first, hi, nr, from, to);
 	if (got != count || first != next)
