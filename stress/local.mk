@@ -10,7 +10,7 @@
 # case's duration, TORTURE_SEED=X replays a seed.
 
 TORTURE_SOURCES = stress/torture.c stress/scenarios.c stress/common.c stress/torture.h
-TORTURE_CPPFLAGS = -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS) $(URCU_QSBR_CFLAGS) \
+TORTURE_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS) $(URCU_QSBR_CFLAGS) \
 	$(URCU_MB_CFLAGS) $(URCU_BP_CFLAGS)
 TORTURE_LIBS = $(URCU_MEMB_LIBS) $(URCU_QSBR_LIBS) $(URCU_MB_LIBS) $(URCU_BP_LIBS) \
 	$(PTHREAD_LIBS)
@@ -63,14 +63,12 @@ check-loop:
 
 .PHONY: torture check-loop
 
-# A library bug the torture found, reproduced in a few lines.  Expected to
-# fail until lib/tag.c is fixed; then automake reports XPASS, a failure:
-# drop it from XFAIL_TESTS and the workaround in torture.c.
+# The first library bug the torture found (range tagging past the range's
+# end), reproduced in a few lines; a regression test since its fix.
 check_PROGRAMS += stress/repro-range-tag
 TESTS += stress/repro-range-tag
-XFAIL_TESTS = stress/repro-range-tag
 stress_repro_range_tag_SOURCES = stress/repro-range-tag.c
-stress_repro_range_tag_CPPFLAGS = -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
+stress_repro_range_tag_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
 # make check-valgrind: the fast unit suites (both node builds) and a short

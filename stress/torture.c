@@ -76,7 +76,6 @@ static struct {
 	const struct tflavor *fl;
 	uint64_t seed;
 	bool yield;
-	bool no_workarounds;
 	const char *scenario;
 } opt = {
 	.readers = 2, .writers = 2, .gang = 16, .tags = 3, .duration = 5.0,
@@ -85,7 +84,6 @@ static struct {
 
 static struct radix_tree_root tree;
 static int stop;
-static unsigned long node_slots; /* 64, or 8 in the test build */
 
 /* ---- the key map ------------------------------------------------------- */
 
@@ -1127,24 +1125,6 @@ static void w_range_tag(struct writer *w)
 	for (unsigned long id = a; id <= c && count < nr; id++)
 		if (is_owned(id) && model[id].item && (model[id].tags & (1UL << from)))
 			predicted[count++] = id;
-	if (count < nr && !opt.no_workarounds) {
-		/*
-		 * Known library bug (stress/repro-range-tag.c): once the items
-		 * of [lo, hi] bearing @from are tagged, range_tag_if_tagged()
-		 * also tags the next item bearing @from after @hi if it lies in
-		 * a later leaf than the last one tagged (or if none was).  Until
-		 * it is fixed, end the range in the leaf of the last candidate
-		 * (same items, same result) and skip empty ranges;
-		 * --no-workarounds runs the calls as drawn.
-		 */
-		unsigned long leaf_end;
-
-		if (count == 0)
-			return;
-		leaf_end = key_of(predicted[count - 1]) | (node_slots - 1);
-		if (leaf_end < hi)
-			hi = leaf_end;
-	}
 	next = count == nr ? key_of(predicted[count - 1]) + 1 : hi + 1; /* both may wrap to 0 */
 	for (unsigned long i = 0; i < count; i++)
 		flags_set(model[predicted[i]].item, 1UL << to);
@@ -1780,10 +1760,7 @@ static int torture(void)
 {
 	double start, elapsed;
 	unsigned long present;
-	struct rcuradix_stats st;
 
-	rcuradix_get_stats(&st, sizeof(st));
-	node_slots = (st.node_size - 64) / sizeof(void *);
 	if (opt.dist == DIST_SPARSE)
 		sparse_stride = ULONG_MAX / opt.keys;
 	model = xcalloc(opt.keys, sizeof(*model));
@@ -1836,7 +1813,6 @@ static void usage(FILE *f)
 		"  --tags T            tags in use, 1..%d (default %u)\n"
 		"  --seed X            RNG seed (default: from the clock; printed)\n"
 		"  --yield             sched_yield() after every operation\n"
-		"  --no-workarounds    also run the calls that hit known library bugs\n"
 		"  --scenario NAME     run a regression scenario instead:",
 		opt.readers, opt.writers, opt.duration, opt.keys, opt.chaos, dist_names[opt.dist],
 		opt.gang, MAX_GANG, RADIX_TREE_MAX_TAGS, opt.tags);
@@ -1877,7 +1853,6 @@ static void parse_options(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "yield", no_argument, NULL, 'y' },
 		{ "scenario", required_argument, NULL, 'S' },
-		{ "no-workarounds", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1919,7 +1894,6 @@ static void parse_options(int argc, char **argv)
 		case 's': opt.seed = parse_ulong(optarg, "--seed"); seeded = true; break;
 		case 'y': opt.yield = true; break;
 		case 'S': opt.scenario = optarg; break;
-		case 'W': opt.no_workarounds = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
