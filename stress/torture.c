@@ -163,14 +163,26 @@ static bool in_stable_region(unsigned long id)
 	return id >= opt.chaos && ((id - opt.chaos) / STABLE_REGION) % 2 == 0;
 }
 
+/*
+ * Stable ids sit every @step ids, shifted by one more id in each stable
+ * region, so that across regions they take every offset in a leaf (the
+ * last slot of a chunk included).
+ */
+static bool on_stable_grid(unsigned long id, unsigned long step)
+{
+	unsigned long p = id - opt.chaos;
+
+	return in_stable_region(id) && (p + p / (2 * STABLE_REGION)) % step == 0;
+}
+
 static bool is_stable(unsigned long id)
 {
-	return in_stable_region(id) && (id - opt.chaos) % STABLE_EVERY == 0;
+	return on_stable_grid(id, STABLE_EVERY);
 }
 
 static bool is_stable_tagged(unsigned long id)
 {
-	return in_stable_region(id) && (id - opt.chaos) % (2 * STABLE_EVERY) == 0;
+	return on_stable_grid(id, 2 * STABLE_EVERY);
 }
 
 static bool is_owned(unsigned long id)
@@ -186,16 +198,55 @@ static unsigned int owner_of(unsigned long id)
 /* Smallest stable (tagged: stable-tagged) id >= @id, or opt.keys. */
 static unsigned long next_stable(unsigned long id, bool tagged)
 {
-	unsigned long step = tagged ? 2 * STABLE_EVERY : STABLE_EVERY, r;
+	unsigned long step = tagged ? 2 * STABLE_EVERY : STABLE_EVERY;
 
 	if (id < opt.chaos)
 		id = opt.chaos;
-	r = (id - opt.chaos) % step;
-	if (r)
-		id += step - r;
-	if (!in_stable_region(id))  /* the next region's first id is stable */
-		id += STABLE_REGION - (id - opt.chaos) % STABLE_REGION;
-	return id < opt.keys ? id : opt.keys;
+	while (id < opt.keys) {
+		unsigned long p = id - opt.chaos, region = p / STABLE_REGION;
+		unsigned long r = (p + p / (2 * STABLE_REGION)) % step;
+
+		if (region % 2) {
+			id += STABLE_REGION - p % STABLE_REGION;  /* next region */
+			continue;
+		}
+		if (!r)
+			return id;
+		id += step - r;  /* the grid's next id, maybe in the next region */
+	}
+	return opt.keys;
+}
+
+/*
+ * The checks lean on these maps: verify them once at start (a bug here
+ * would show up as false errors or, worse, as checks that never fire).
+ */
+static void check_maps(void)
+{
+	unsigned long next[2] = { opt.keys, opt.keys };
+
+	for (unsigned long id = opt.keys; id-- > 0;) {
+		if (is_stable(id))
+			next[0] = id;
+		if (is_stable_tagged(id))
+			next[1] = id;
+		if (next_stable(id, false) != next[0] || next_stable(id, true) != next[1] ||
+		    (id + 1 < opt.keys && key_of(id) >= key_of(id + 1)) ||
+		    id_at_or_above(key_of(id)) != id) {
+			fprintf(stderr, "torture: internal error: key map or stable grid wrong at "
+				"id %lu\n", id);
+			exit(2);
+		}
+	}
+	for (unsigned long i = 0; i < 4096; i++) {
+		unsigned long key = never_key(mix64(i + 1)), id = id_at_or_above(key);
+
+		if (id < opt.keys && key_of(id) == key) {
+			fprintf(stderr, "torture: internal error: never key %#lx is id %lu\n", key,
+				id);
+			exit(2);
+		}
+	}
 }
 
 /* ---- the writers' models ----------------------------------------------- */
@@ -1763,6 +1814,7 @@ static int torture(void)
 
 	if (opt.dist == DIST_SPARSE)
 		sparse_stride = ULONG_MAX / opt.keys;
+	check_maps();
 	model = xcalloc(opt.keys, sizeof(*model));
 	gens = xcalloc(opt.keys, sizeof(*gens));
 	radix_tree_init_flavor(&tree, GFP_KERNEL, opt.fl->rcu);
