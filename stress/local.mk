@@ -71,13 +71,16 @@ stress_repro_range_tag_SOURCES = stress/repro-range-tag.c
 stress_repro_range_tag_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
-# make check-valgrind: the fast unit suites (both node builds) and a short
-# torture on each of memb and qsbr under valgrind memcheck; any error or
-# leak fails.  Configure with --with-node-allocator=libc so that every node
+# make check-valgrind: unit suites and a short torture on each of memb and
+# qsbr under valgrind memcheck; any error or leak fails.  The suites are
+# chosen to keep it to ~3 minutes of CPU: random and concurrent take
+# minutes each under valgrind, and preload's thread-exit test times out
+# (120 s); 8-slot builds make the deepest trees from the fewest keys.  Configure with --with-node-allocator=libc so that every node
 # is its own malloc block that valgrind tracks.  stress/valgrind-check.sh
 # explains why Criterion programs need per-process logs, and why glibc's
 # stack cache is turned off.
-VALGRIND_SUITES = tests/basic-64 tests/basic-8 tests/gang-64 tests/gang-8
+VALGRIND_SUITES = tests/basic-64 tests/basic-8 tests/gang-64 tests/gang-8 tests/tags-8 \
+	tests/iter-8
 VALGRIND_TORTURE_SECONDS = 10
 VALGRIND_TORTURE_FLAGS = --error-exitcode=1 --leak-check=full \
 	--errors-for-leak-kinds=definite,possible \

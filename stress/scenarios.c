@@ -3,7 +3,7 @@
  * scenarios.c - regression scenarios of rcuradix-torture (--scenario NAME):
  * each pins down one interleaving that broke the kernel's radix tree (see
  * /work/shared/notes/kernel-radix-tree.md) and runs it in a tight loop: one
- * writer thread against --readers reader threads (default 1) for --duration
+ * writer thread against --readers reader threads (default 2) for --duration
  * seconds.  Each scenario's comment says what the writer does, what the
  * readers race with, and what they check.
  *
