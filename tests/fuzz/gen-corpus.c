@@ -1,0 +1,1002 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gen-corpus.c - writes the fuzzer's seed corpus: short op sequences (in
+ * the encoding of fuzz-ops.h) that each take the tree somewhere interesting,
+ * so that fuzzing starts from deep, tagged, boundary-heavy trees instead of
+ * from random bytes.  `make fuzz-corpus` rewrites tests/fuzz/corpus/seed-*;
+ * the corpus-fresh test checks that the committed files are its output.
+ *
+ * Usage: gen-corpus DIR
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz-ops.h"
+
+#define OUT_MAX 4096
+
+struct out {
+	uint8_t b[OUT_MAX];
+	size_t n;
+};
+
+/* An encoded KEY argument. */
+struct key {
+	uint8_t b[10];
+	unsigned int n;
+};
+
+static void put(struct out *o, uint8_t v)
+{
+	if (o->n == OUT_MAX) {
+		fprintf(stderr, "gen-corpus: a seed exceeds %d bytes\n", OUT_MAX);
+		exit(1);
+	}
+	o->b[o->n++] = v;
+}
+
+static void put_le(struct out *o, uint64_t v, unsigned int bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		put(o, (uint8_t)(v >> (8 * i)));
+}
+
+static void put_key(struct out *o, struct key k)
+{
+	unsigned int i;
+
+	for (i = 0; i < k.n; i++)
+		put(o, k.b[i]);
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+static struct key K(uint8_t sel, unsigned int n, uint64_t payload)
+{
+	struct key k = { { sel }, 1 + n };
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		k.b[1 + i] = (uint8_t)(payload >> (8 * i));
+	return k;
+}
+
+static struct key ksmall(uint8_t v)
+{
+	return K(FZ_K_SMALL, 1, v);
+}
+
+static struct key ku16(uint16_t v)
+{
+	return K(FZ_K_U16, 2, v);
+}
+
+/* k*64 + d, d in -1..1 */
+static struct key kbound(uint8_t k, int d)
+{
+	return K((uint8_t)(FZ_K_BOUNDARY | (d + 1) << 4), 1, k);
+}
+
+/* (k << shift) + d, shift a multiple of 3 in 3..63, d in -1..1 */
+static struct key klevel(unsigned int shift, uint8_t k, int d)
+{
+	return K((uint8_t)(FZ_K_LEVEL | (d + 1) << 4), 2,
+		 (uint64_t)(shift / 3 - 1) | (uint64_t)k << 8);
+}
+
+static struct key k2_32(int d)
+{
+	return K(FZ_K_2_32, 1, (uint8_t)(int8_t)d);
+}
+
+static struct key k2_63(int d)
+{
+	return K(FZ_K_2_63, 1, (uint8_t)(int8_t)d);
+}
+
+/* ULONG_MAX - d */
+static struct key kmax(uint8_t d)
+{
+	return K(FZ_K_MAX, 1, d);
+}
+
+static struct key kraw(uint64_t v)
+{
+	return K(FZ_K_RAW, 8, v);
+}
+
+/* The i-th key present. */
+static struct key kexist(uint16_t i)
+{
+	return i < 256 ? K(FZ_K_EXIST, 1, i) : K(FZ_K_EXIST | 1 << 4, 2, i);
+}
+
+static struct key knear(uint8_t i, int d)
+{
+	return K(FZ_K_NEAR, 2, i | (uint64_t)(uint8_t)(int8_t)d << 8);
+}
+
+/* ---- ops ----------------------------------------------------------------- */
+
+#define INVALID_TAG 0xff  /* reads as UINT_MAX */
+#define NR_ALL 0xff       /* reads as ULONG_MAX */
+
+static void op(struct out *o, enum fz_op code)
+{
+	put(o, (uint8_t)code);
+}
+
+static void ins(struct out *o, struct key k)
+{
+	op(o, FZ_INSERT);
+	put_key(o, k);
+}
+
+static void bad(struct out *o, struct key k, uint8_t how)
+{
+	op(o, FZ_INSERT_BAD);
+	put_key(o, k);
+	put(o, how);
+}
+
+static void del(struct out *o, struct key k)
+{
+	op(o, FZ_DELETE);
+	put_key(o, k);
+}
+
+static void look(struct out *o, struct key k)
+{
+	op(o, FZ_LOOKUP);
+	put_key(o, k);
+}
+
+enum { G_PLAIN, G_SLOT, G_TAG, G_TAG_SLOT };
+
+/* gang: @sel indexes fz_gang_max (0 -> 0, 1 -> 1, 14 -> 63, 15 -> 64, 16 -> 65). */
+static void gang(struct out *o, unsigned int kind, int no_idx, unsigned int sel, struct key first,
+		 uint8_t tag)
+{
+	op(o, FZ_GANG);
+	put(o, (uint8_t)(kind | (no_idx ? 4 : 0) | sel << 3));
+	put_key(o, first);
+	if (sel == 30)
+		put(o, 200);
+	if (sel == 31)
+		put_le(o, 700, 2);
+	if (kind & 2)
+		put(o, tag);
+}
+
+static void tag_op(struct out *o, enum fz_op code, struct key k, uint8_t tag)
+{
+	op(o, code);
+	put_key(o, k);
+	put(o, tag);
+}
+
+static void tset(struct out *o, struct key k, uint8_t tag)
+{
+	tag_op(o, FZ_TAG_SET, k, tag);
+}
+
+static void tclr(struct out *o, struct key k, uint8_t tag)
+{
+	tag_op(o, FZ_TAG_CLEAR, k, tag);
+}
+
+static void tget(struct out *o, struct key k, uint8_t tag)
+{
+	tag_op(o, FZ_TAG_GET, k, tag);
+}
+
+static void rtag(struct out *o, struct key first, struct key last, uint8_t nr, uint8_t from,
+		 uint8_t to)
+{
+	op(o, FZ_RANGE_TAG);
+	put_key(o, first);
+	put_key(o, last);
+	put(o, nr);
+	put(o, from);
+	put(o, to);
+}
+
+static void repl(struct out *o, struct key k, uint8_t how)
+{
+	op(o, FZ_REPLACE);
+	put_key(o, k);
+	put(o, how);
+}
+
+enum { W_SLOT, W_TAGGED, W_CONTIG, W_TAGGED_CONTIG };
+#define W_LOCKED 4
+/* pattern: 2 bits per visited item, cycling over 4 items */
+#define P_NONE 0x00
+#define P_DEL_ALL 0x55
+#define P_DEL_ALT 0x11
+#define P_RESUME_ALL 0xaa
+#define P_REPLACE_ALL 0xff
+#define P_MIX 0xe4  /* none, delete, resume, replace */
+
+static void iter(struct out *o, uint8_t v, struct key start, uint8_t tag, uint8_t limit,
+		 uint8_t pattern)
+{
+	op(o, FZ_ITER);
+	put(o, v);
+	put_key(o, start);
+	put(o, tag);
+	put(o, limit);
+	put(o, pattern);
+}
+
+/* preload modes (see fuzz-ops.h) */
+#define PRE_FAIL_NTH(n) (1 | ((n) - 1) << 2)
+#define PRE_FAIL_ALL 2
+#define PRE_FLUSH_FAIL_ALL 3
+#define PRE_MAYBE_ATOMIC 0x20
+#define PRE_INSERT_FAIL_ALL 0x80
+
+static void pre(struct out *o, uint8_t m, struct key k)
+{
+	op(o, FZ_PRELOAD);
+	put(o, m);
+	put_key(o, k);
+}
+
+#define D_REINIT_KERNEL 2
+#define D_REINIT_ATOMIC 3
+
+static void destroy(struct out *o, uint8_t b)
+{
+	op(o, FZ_DESTROY);
+	put(o, b);
+}
+
+#define F_ALL 1
+#define F_NTH(n) (((n) - 1) << 1)
+#define F_FLUSH 0x40
+
+static void fins(struct out *o, uint8_t m, struct key k)
+{
+	op(o, FZ_FAULT_INSERT);
+	put(o, m);
+	put_key(o, k);
+}
+
+static void flush(struct out *o)
+{
+	op(o, FZ_FLUSH);
+}
+
+static void grace(struct out *o)
+{
+	op(o, FZ_GRACE);
+}
+
+static void check(struct out *o)
+{
+	op(o, FZ_CHECK);
+}
+
+/* stride byte: 1..128 directly, or S_POW(n) for 1 << n */
+#define S_POW(n) (0x80 | (n))
+
+static void run(struct out *o, enum fz_op code, struct key start, unsigned int count,
+		uint8_t stride)
+{
+	op(o, code);
+	put_key(o, start);
+	put(o, (uint8_t)(count - 1));
+	put(o, stride);
+}
+
+static void insrun(struct out *o, struct key start, unsigned int count, unsigned int stride)
+{
+	run(o, FZ_INSERT_RUN, start, count, stride <= 128 ? (uint8_t)(stride - 1) : 0);
+}
+
+static void insrun_pow(struct out *o, struct key start, unsigned int count, unsigned int shift)
+{
+	run(o, FZ_INSERT_RUN, start, count, S_POW(shift));
+}
+
+static void delrun(struct out *o, struct key start, unsigned int count, unsigned int stride)
+{
+	run(o, FZ_DELETE_RUN, start, count, (uint8_t)(stride - 1));
+}
+
+static void tagrun(struct out *o, struct key start, unsigned int count, uint8_t tag, int set)
+{
+	op(o, FZ_TAG_RUN);
+	put_key(o, start);
+	put(o, (uint8_t)(count - 1));
+	put(o, tag);
+	put(o, set ? 0 : 1);
+}
+
+/* ---- seeds --------------------------------------------------------------- */
+
+static void seed_empty(struct out *o)
+{
+	unsigned int k;
+
+	look(o, ksmall(0));
+	look(o, kmax(0));
+	del(o, ksmall(0));
+	tset(o, ksmall(1), 0);
+	tclr(o, ksmall(1), 5);
+	tget(o, ksmall(1), 2);
+	tget(o, ksmall(1), INVALID_TAG);
+	for (k = 0; k < 4; k++)
+		gang(o, k, 0, 15, ksmall(0), 1);
+	rtag(o, ksmall(0), kmax(0), NR_ALL, 0, 1);
+	for (k = 0; k < 4; k++)
+		iter(o, (uint8_t)(k | W_LOCKED), ksmall(0), 0, 0, P_MIX);
+	repl(o, ksmall(0), 0);
+	destroy(o, 0);
+	grace(o);
+	flush(o);
+	check(o);
+}
+
+static void seed_full_height(struct out *o)
+{
+	ins(o, ksmall(0));
+	ins(o, kmax(0));
+	check(o);
+	del(o, kmax(0));
+	check(o);
+	del(o, ksmall(0));
+	ins(o, kmax(0));
+	ins(o, ksmall(0));
+	gang(o, G_SLOT, 0, 2, ksmall(1), 0);
+	del(o, ksmall(0));
+	check(o);
+	grace(o);
+}
+
+static void seed_levels(struct out *o)
+{
+	unsigned int s;
+
+	ins(o, ksmall(0));
+	for (s = 3; s <= 63; s += 3)
+		ins(o, klevel(s, 1, 0));
+	check(o);
+	gang(o, G_SLOT, 0, 15, ksmall(1), 0);
+	for (s = 63; s >= 3; s -= 3) {
+		del(o, klevel(s, 1, 0));
+		if (s % 12 == 0)
+			check(o);
+	}
+	check(o);
+	/* both sides of each boundary */
+	for (s = 6; s <= 36; s += 6) {
+		ins(o, klevel(s, 1, -1));
+		ins(o, klevel(s, 1, 1));
+	}
+	check(o);
+	delrun(o, ksmall(0), 1, 1);
+	check(o);
+}
+
+static void seed_dense(struct out *o)
+{
+	insrun(o, ksmall(0), 256, 1);
+	check(o);
+	gang(o, G_PLAIN, 0, 16, ksmall(60), 0);
+	gang(o, G_SLOT, 0, 23, ksmall(0), 0);
+	delrun(o, ksmall(1), 128, 2);
+	iter(o, W_CONTIG, ksmall(0), 0, 0, P_NONE);
+	iter(o, W_SLOT, ksmall(3), 0, 0, P_NONE);
+	check(o);
+	delrun(o, ksmall(0), 256, 1);
+	check(o);
+}
+
+static void seed_boundaries(struct out *o)
+{
+	uint8_t k;
+
+	for (k = 1; k <= 8; k++) {
+		ins(o, kbound(k, -1));
+		ins(o, kbound(k, 0));
+		ins(o, kbound(k, 1));
+	}
+	check(o);
+	for (k = 1; k <= 8; k += 3) {
+		gang(o, G_SLOT, 0, 2, kbound(k, 0), 0);
+		del(o, kbound(k, 0));
+		gang(o, G_SLOT, 0, 2, kbound(k, -1), 0);
+		iter(o, W_CONTIG, kbound(k, -1), 0, 0, P_NONE);
+	}
+	check(o);
+}
+
+static void seed_near(struct out *o, struct key (*near)(int))
+{
+	int d;
+
+	for (d = -3; d <= 3; d++)
+		ins(o, near(d));
+	ins(o, ksmall(5));
+	check(o);
+	gang(o, G_SLOT, 0, 4, near(-1), 0);
+	iter(o, W_CONTIG, near(-3), 0, 0, P_NONE);
+	tset(o, near(0), 3);
+	gang(o, G_TAG_SLOT, 0, 15, ksmall(0), 3);
+	del(o, near(0));
+	iter(o, W_CONTIG, near(-3), 0, 0, P_NONE);
+	check(o);
+}
+
+static void seed_near_2_32(struct out *o)
+{
+	seed_near(o, k2_32);
+}
+
+static void seed_near_2_63(struct out *o)
+{
+	seed_near(o, k2_63);
+}
+
+static void seed_near_max(struct out *o)
+{
+	unsigned int d;
+
+	for (d = 0; d < 130; d += 1)
+		ins(o, kmax((uint8_t)d));
+	check(o);
+	gang(o, G_SLOT, 0, 16, kmax(64), 0);
+	gang(o, G_PLAIN, 0, 15, kmax(0), 0);
+	iter(o, W_CONTIG, kmax(5), 0, 0, P_NONE);
+	iter(o, W_SLOT | W_LOCKED, kmax(3), 0, 0, P_DEL_ALT);
+	tset(o, kmax(0), 1);
+	tset(o, kmax(1), 1);
+	iter(o, W_TAGGED, kmax(70), 1, 0, P_NONE);
+	iter(o, W_TAGGED_CONTIG, kmax(1), 1, 0, P_NONE);
+	check(o);
+}
+
+/* A small fixed PRNG, so seeds never change. */
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void seed_sparse(struct out *o)
+{
+	unsigned int i;
+
+	rng_state = 0x5eed5eed12345678ULL;
+	for (i = 0; i < 40; i++)
+		ins(o, kraw(rnd()));
+	check(o);
+	for (i = 0; i < 20; i++)
+		del(o, kexist((uint16_t)(rnd() % 40)));  /* one rnd() per statement */
+	gang(o, G_SLOT, 0, 15, ksmall(0), 0);
+	check(o);
+}
+
+static void seed_tags_levels(struct out *o)
+{
+	unsigned int s, t = 0;
+
+	for (s = 3; s <= 60; s += 3, t = (t + 1) % 6) {
+		ins(o, klevel(s, 5, 0));
+		tset(o, klevel(s, 5, 0), (uint8_t)t);
+		tset(o, klevel(s, 5, 0), (uint8_t)((t + 3) % 6));
+	}
+	ins(o, ksmall(7));
+	tset(o, ksmall(7), 0);
+	check(o);
+	for (t = 0; t < 6; t++)
+		gang(o, G_TAG_SLOT, 0, 15, ksmall(0), (uint8_t)t);
+	for (s = 3; s <= 60; s += 9)
+		tclr(o, klevel(s, 5, 0), (uint8_t)(s / 3 % 6));
+	check(o);
+	for (s = 6; s <= 60; s += 6)
+		del(o, klevel(s, 5, 0));
+	check(o);
+}
+
+static void seed_tags_growth(struct out *o)
+{
+	ins(o, ksmall(0));
+	ins(o, ksmall(1));
+	tset(o, ksmall(0), 0);
+	tset(o, ksmall(1), 1);
+	ins(o, kraw(1UL << 40));
+	check(o);
+	tget(o, ksmall(0), 0);
+	tget(o, ksmall(1), 0);
+	del(o, kraw(1UL << 40));
+	check(o);
+	del(o, ksmall(0));
+	tget(o, ksmall(1), 1);
+	ins(o, kmax(0));
+	tset(o, kmax(0), 5);
+	check(o);
+	del(o, ksmall(1));
+	check(o);
+}
+
+static void seed_range_tag(struct out *o)
+{
+	insrun(o, ksmall(0), 200, 3);
+	tagrun(o, ksmall(0), 120, 0, 1);
+	tagrun(o, ksmall(30), 10, 1, 1);
+	check(o);
+	rtag(o, ksmall(0), ku16(1000), 10, 0, 1);
+	rtag(o, ku16(100), ku16(400), 255 - 1, 0, 2);
+	rtag(o, ksmall(0), kmax(0), NR_ALL, 0, 3);
+	rtag(o, ksmall(9), ksmall(9), 1, 0, 4);  /* a single key */
+	rtag(o, ksmall(10), ksmall(5), 5, 0, 4); /* first > last */
+	rtag(o, ksmall(0), ksmall(50), 0, 0, 4); /* nr 0 */
+	rtag(o, ksmall(0), ksmall(50), 5, 6, 4); /* invalid from */
+	rtag(o, ksmall(0), ksmall(50), 5, 0, INVALID_TAG);
+	rtag(o, ksmall(0), ku16(700), 7, 1, 1);  /* from == to */
+	check(o);
+	delrun(o, ksmall(0), 100, 3);
+	rtag(o, ksmall(0), kmax(0), NR_ALL, 3, 5);
+	check(o);
+}
+
+static void seed_range_tag_wrap(struct out *o)
+{
+	unsigned int d;
+
+	for (d = 0; d < 6; d++) {
+		ins(o, kmax((uint8_t)d));
+		tset(o, kmax((uint8_t)d), 2);
+	}
+	ins(o, ksmall(3));
+	tset(o, ksmall(3), 2);
+	rtag(o, kmax(10), kmax(0), NR_ALL, 2, 0);  /* next wraps to 0 */
+	rtag(o, kmax(10), kmax(0), 3, 2, 1);       /* stops inside */
+	rtag(o, kmax(10), kmax(0), 6, 2, 1);       /* the last one is ULONG_MAX */
+	rtag(o, ksmall(0), kmax(0), NR_ALL, 2, 3);
+	rtag(o, kmax(0), kmax(0), 1, 2, 4);
+	check(o);
+}
+
+static void seed_oom_all(struct out *o)
+{
+	fins(o, F_ALL | F_FLUSH, ksmall(0));  /* empty tree, no reserve: -ENOMEM */
+	fins(o, F_ALL, ksmall(1));            /* whatever the reserve holds */
+	ins(o, ksmall(0));
+	fins(o, F_ALL | F_FLUSH, ksmall(2));  /* the leaf exists: no node needed */
+	fins(o, F_ALL | F_FLUSH, kmax(0));    /* full growth: -ENOMEM */
+	fins(o, F_ALL | F_FLUSH, ksmall(0));  /* -EEXIST first */
+	check(o);
+	ins(o, kmax(0));
+	fins(o, F_ALL | F_FLUSH, k2_63(0));
+	check(o);
+}
+
+static void seed_oom_nth(struct out *o)
+{
+	unsigned int n;
+
+	ins(o, ksmall(0));
+	for (n = 1; n <= 12; n++) {
+		fins(o, (uint8_t)(F_NTH(n) | F_FLUSH), kmax(0));
+		del(o, kmax(0));
+	}
+	fins(o, F_NTH(1), kraw(0x123456789aUL));
+	fins(o, F_NTH(20) | F_FLUSH, kraw(0x223456789aUL));
+	check(o);
+}
+
+static void seed_preload(struct out *o)
+{
+	ins(o, ksmall(0));
+	pre(o, PRE_INSERT_FAIL_ALL, kmax(0));        /* must not fail */
+	del(o, kmax(0));
+	flush(o);
+	pre(o, PRE_FAIL_NTH(3), kmax(0));            /* preload fails */
+	pre(o, PRE_FLUSH_FAIL_ALL, kmax(0));         /* preload fails */
+	pre(o, PRE_FAIL_ALL, kmax(1));               /* fails unless the reserve is full */
+	pre(o, 0, kmax(1));
+	pre(o, PRE_MAYBE_ATOMIC, k2_32(0));          /* reserves nothing */
+	pre(o, PRE_MAYBE_ATOMIC | PRE_INSERT_FAIL_ALL, k2_63(0));
+	pre(o, PRE_FAIL_NTH(8) | PRE_INSERT_FAIL_ALL, kraw(0xdeadbeef000UL));
+	check(o);
+}
+
+static void seed_atomic_tree(struct out *o)
+{
+	unsigned int i;
+
+	destroy(o, D_REINIT_ATOMIC);
+	flush(o);
+	ins(o, ksmall(0));                           /* -ENOMEM: nothing reserved */
+	pre(o, 0, ksmall(0));
+	ins(o, ksmall(1));                           /* same leaf: no node */
+	for (i = 0; i < 8; i++)                      /* eats the reserve, then -ENOMEM */
+		ins(o, klevel(12, (uint8_t)(i + 1), 0));
+	pre(o, PRE_MAYBE_ATOMIC, kmax(0));
+	check(o);
+	destroy(o, D_REINIT_KERNEL);
+	ins(o, kmax(0));
+	check(o);
+}
+
+static void seed_iter_delete(struct out *o, uint8_t pattern, uint8_t kind)
+{
+	insrun(o, ksmall(0), 150, 1);
+	insrun(o, ku16(1000), 70, 7);
+	if (kind == W_TAGGED)
+		tagrun(o, ksmall(0), 220, 2, 1);
+	iter(o, (uint8_t)(kind | W_LOCKED), ksmall(0), 2, 0, pattern);
+	check(o);
+	iter(o, (uint8_t)(kind | W_LOCKED), ksmall(0), 2, 0, pattern);
+	check(o);
+}
+
+static void seed_iter_delete_all(struct out *o)
+{
+	seed_iter_delete(o, P_DEL_ALL, W_SLOT);
+}
+
+static void seed_iter_delete_alt(struct out *o)
+{
+	seed_iter_delete(o, P_DEL_ALT, W_SLOT);
+}
+
+static void seed_iter_tagged_delete(struct out *o)
+{
+	seed_iter_delete(o, P_DEL_ALT, W_TAGGED);
+}
+
+static void seed_iter_contig(struct out *o)
+{
+	insrun(o, ksmall(0), 70, 1);
+	insrun(o, ksmall(72), 100, 1);
+	tagrun(o, ksmall(0), 200, 4, 1);
+	tclr(o, ksmall(100), 4);
+	iter(o, W_CONTIG, ksmall(0), 0, 0, P_NONE);
+	iter(o, W_CONTIG, ksmall(72), 0, 0, P_NONE);
+	iter(o, W_CONTIG, ksmall(71), 0, 0, P_NONE);
+	iter(o, W_TAGGED_CONTIG, ksmall(0), 4, 0, P_NONE);
+	iter(o, W_TAGGED_CONTIG, ksmall(72), 4, 0, P_NONE);
+	iter(o, W_CONTIG | W_LOCKED, ksmall(60), 0, 0, P_DEL_ALT);
+	iter(o, W_CONTIG, ksmall(60), 0, 0, P_NONE);
+	check(o);
+}
+
+static void seed_iter_resume(struct out *o)
+{
+	insrun(o, ksmall(0), 100, 5);
+	tagrun(o, ksmall(0), 100, 1, 1);
+	iter(o, W_SLOT, ksmall(0), 0, 0, P_RESUME_ALL);
+	iter(o, W_TAGGED, ksmall(0), 1, 0, P_RESUME_ALL);
+	iter(o, W_SLOT | W_LOCKED, ksmall(3), 0, 0, P_MIX);
+	iter(o, W_TAGGED | W_LOCKED, ksmall(0), 1, 17, P_MIX);
+	iter(o, W_SLOT, ksmall(0), 0, 9, P_NONE);
+	check(o);
+}
+
+static void seed_replace(struct out *o)
+{
+	unsigned int how;
+
+	insrun(o, ksmall(10), 20, 1);
+	tset(o, ksmall(12), 0);
+	tset(o, ksmall(12), 5);
+	for (how = 0; how < 4; how++)
+		repl(o, ksmall(12), (uint8_t)how);
+	repl(o, ksmall(13), 4); /* the slot from a gang lookup */
+	repl(o, ksmall(9), 0);  /* absent */
+	repl(o, ksmall(9), 4);  /* absent: the gang finds 10 */
+	tget(o, ksmall(12), 5);
+	iter(o, W_SLOT | W_LOCKED, ksmall(0), 0, 0, P_REPLACE_ALL);
+	iter(o, W_TAGGED | W_LOCKED, ksmall(0), 0, 0, P_REPLACE_ALL);
+	check(o);
+}
+
+static void seed_gang_sizes(struct out *o)
+{
+	static const unsigned int sels[] = { 0, 1, 14, 15, 16, 30, 31 };
+	unsigned int i, kind;
+
+	insrun(o, ksmall(0), 200, 1);
+	insrun(o, ku16(4000), 100, 64);
+	tagrun(o, ksmall(50), 180, 3, 1);
+	for (i = 0; i < sizeof(sels) / sizeof(sels[0]); i++)
+		for (kind = 0; kind < 4; kind++) {
+			gang(o, kind, 0, sels[i], ksmall(0), 3);
+			gang(o, kind, 1, sels[i], ksmall(63), 3);
+		}
+	gang(o, G_TAG, 0, 15, ksmall(0), 6);
+	gang(o, G_TAG_SLOT, 0, 15, ksmall(0), INVALID_TAG);
+	check(o);
+}
+
+static void seed_invalid(struct out *o)
+{
+	uint8_t b;
+
+	ins(o, ksmall(4));
+	for (b = 0; b < 7; b++) {
+		bad(o, ksmall(4), b);
+		bad(o, kmax(b), b);
+	}
+	tset(o, ksmall(4), 6);
+	tset(o, ksmall(4), 0xf3);
+	tclr(o, ksmall(4), INVALID_TAG);
+	tget(o, ksmall(4), 6);
+	tget(o, ksmall(5), 6);
+	iter(o, W_TAGGED, ksmall(0), 6, 0, P_NONE);
+	check(o);
+}
+
+static void seed_destroy_reuse(struct out *o)
+{
+	insrun(o, ksmall(0), 100, 9);
+	tagrun(o, ksmall(0), 50, 0, 1);
+	destroy(o, 0);
+	insrun(o, kmax(100), 100, 1);
+	check(o);
+	destroy(o, D_REINIT_KERNEL);
+	grace(o);
+	ins(o, ksmall(1));
+	check(o);
+}
+
+static void seed_grace(struct out *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < 20; i++) {
+		ins(o, klevel(3 * (i % 20 + 1), 3, 0));
+		if (i % 3 == 0)
+			grace(o);
+		del(o, klevel(3 * ((i + 7) % 20 + 1), 3, 0));
+	}
+	insrun(o, ksmall(0), 64, 1);
+	iter(o, W_SLOT | W_LOCKED, ksmall(0), 0, 0, P_DEL_ALL);
+	grace(o);
+	check(o);
+}
+
+static void seed_deep_8slot(struct out *o)
+{
+	insrun_pow(o, ksmall(1), 40, 3);
+	insrun_pow(o, ksmall(2), 20, 9);
+	insrun(o, ku16(4096), 200, 1);
+	check(o);
+	tagrun(o, ksmall(0), 255, 1, 1);
+	rtag(o, ksmall(0), kmax(0), 100, 1, 2);
+	iter(o, W_TAGGED | W_LOCKED, ksmall(0), 2, 0, P_DEL_ALT);
+	check(o);
+}
+
+static void seed_big_dense(struct out *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		insrun(o, ku16((uint16_t)(i * 256)), 256, 1);
+	check(o);
+	tagrun(o, ku16(500), 256, 0, 1);
+	gang(o, G_TAG_SLOT, 0, 29, ksmall(0), 0);
+	delrun(o, ksmall(1), 256, 4);
+	delrun(o, ku16(512), 256, 1);
+	check(o);
+	for (i = 0; i < 4; i++)
+		delrun(o, ku16((uint16_t)(i * 256)), 256, 1);
+	check(o);
+}
+
+/*
+ * Structured random: valid ops with the key kinds the harness knows.  Every
+ * rnd() call is its own statement: the order in which a call's arguments are
+ * evaluated is unspecified, and the seeds must not depend on the compiler.
+ */
+static unsigned int rnd_below(unsigned int n)
+{
+	return (unsigned int)(rnd() % n);
+}
+
+static int rnd_delta(unsigned int span)
+{
+	return (int)rnd_below(2 * span + 1) - (int)span;
+}
+
+static struct key rnd_key(void)
+{
+	unsigned int kind = rnd_below(10), a, b;
+
+	switch (kind) {
+	case 0:
+		return ksmall((uint8_t)rnd());
+	case 1:
+		return ku16((uint16_t)rnd());
+	case 2:
+		a = rnd_below(256);
+		return kbound((uint8_t)a, rnd_delta(1));
+	case 3:
+		a = 3 * (1 + rnd_below(21));
+		b = rnd_below(256);
+		return klevel(a, (uint8_t)b, rnd_delta(1));
+	case 4:
+		return k2_32(rnd_delta(4));
+	case 5:
+		return kmax((uint8_t)rnd_below(70));
+	case 6:
+		return kraw(rnd());
+	case 7:
+		a = rnd_below(256);
+		return knear((uint8_t)a, rnd_delta(2));
+	default:
+		return kexist((uint8_t)rnd());
+	}
+}
+
+static void random_op(struct out *o)
+{
+	unsigned int what = rnd_below(16), n, m;
+	uint8_t t = (uint8_t)rnd_below(6), b;
+	struct key k, k2;
+
+	switch (what) {
+	case 0: case 1: case 2:
+		ins(o, rnd_key());
+		break;
+	case 3:
+		del(o, rnd_key());
+		break;
+	case 4:
+		tset(o, rnd_key(), t);
+		break;
+	case 5:
+		tclr(o, rnd_key(), t);
+		break;
+	case 6:
+		n = rnd_below(4);
+		m = rnd_below(30);
+		gang(o, n, 0, m, rnd_key(), t);
+		break;
+	case 7:
+		k = rnd_key();
+		k2 = rnd_key();
+		b = (uint8_t)rnd();
+		rtag(o, k, k2, b, t, (uint8_t)((t + 1) % 6));
+		break;
+	case 8:
+		n = rnd_below(8);
+		k = rnd_key();
+		m = rnd_below(20);
+		b = (uint8_t)rnd();
+		iter(o, (uint8_t)n, k, t, (uint8_t)m, b);
+		break;
+	case 9:
+		k = rnd_key();
+		n = 1 + rnd_below(100);
+		m = 1 + rnd_below(100);
+		insrun(o, k, n, m);
+		break;
+	case 10:
+		k = rnd_key();
+		n = 1 + rnd_below(100);
+		m = 1 + rnd_below(10);
+		delrun(o, k, n, m);
+		break;
+	case 11:
+		b = (uint8_t)rnd();
+		fins(o, b, rnd_key());
+		break;
+	case 12:
+		b = (uint8_t)rnd();
+		pre(o, b, rnd_key());
+		break;
+	case 13:
+		k = rnd_key();
+		n = 1 + rnd_below(50);
+		tagrun(o, k, n, t, (int)rnd_below(2));
+		break;
+	case 14:
+		k = rnd_key();
+		repl(o, k, (uint8_t)rnd());
+		break;
+	default:
+		grace(o);
+		break;
+	}
+}
+
+static void seed_random(struct out *o, uint64_t seed)
+{
+	unsigned int i;
+
+	rng_state = seed;
+	for (i = 0; i < 80; i++)
+		random_op(o);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(struct out *o);
+} seeds[] = {
+	{ "seed-empty", seed_empty },
+	{ "seed-full-height", seed_full_height },
+	{ "seed-levels-grow-shrink", seed_levels },
+	{ "seed-dense", seed_dense },
+	{ "seed-boundaries", seed_boundaries },
+	{ "seed-near-2-32", seed_near_2_32 },
+	{ "seed-near-2-63", seed_near_2_63 },
+	{ "seed-near-max", seed_near_max },
+	{ "seed-sparse", seed_sparse },
+	{ "seed-tags-levels", seed_tags_levels },
+	{ "seed-tags-growth", seed_tags_growth },
+	{ "seed-range-tag", seed_range_tag },
+	{ "seed-range-tag-wrap", seed_range_tag_wrap },
+	{ "seed-oom-all", seed_oom_all },
+	{ "seed-oom-nth", seed_oom_nth },
+	{ "seed-preload", seed_preload },
+	{ "seed-atomic-tree", seed_atomic_tree },
+	{ "seed-iter-delete-all", seed_iter_delete_all },
+	{ "seed-iter-delete-alt", seed_iter_delete_alt },
+	{ "seed-iter-tagged-delete", seed_iter_tagged_delete },
+	{ "seed-iter-contig", seed_iter_contig },
+	{ "seed-iter-resume", seed_iter_resume },
+	{ "seed-replace", seed_replace },
+	{ "seed-gang-sizes", seed_gang_sizes },
+	{ "seed-invalid", seed_invalid },
+	{ "seed-destroy-reuse", seed_destroy_reuse },
+	{ "seed-grace", seed_grace },
+	{ "seed-deep-8slot", seed_deep_8slot },
+	{ "seed-big-dense", seed_big_dense },
+};
+
+#define NR_RANDOM 8
+
+static int write_seed(const char *dir, const char *name, const struct out *o)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(o->b, 1, o->n, f) != o->n || fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct out o;
+	char name[64];
+	unsigned int i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		o.n = 0;
+		seeds[i].fn(&o);
+		if (write_seed(argv[1], seeds[i].name, &o))
+			return 1;
+	}
+	for (i = 0; i < NR_RANDOM; i++) {
+		o.n = 0;
+		seed_random(&o, 0x9e3779b97f4a7c15ULL * (i + 1));
+		snprintf(name, sizeof(name), "seed-random-%u", i);
+		if (write_seed(argv[1], name, &o))
+			return 1;
+	}
+	return 0;
+}
