@@ -945,29 +945,33 @@ static void op_range_tag(struct fz *z)
 	check_tagged(z);
 }
 
-/* Run @fn with stderr silenced: debug builds explain refusals there, and a
- * fuzzer that refuses on purpose millions of times should not. */
-static void quietly(void (*fn)(void **slot, void *item), void **slot, void *item)
+/*
+ * Silence stderr around a call that is refused on purpose: debug builds
+ * explain refusals there, and a fuzzer that makes millions of them should
+ * not flood its log.  Not nested.
+ */
+static int fz_saved_stderr = -1;
+
+static void quiet_begin(void)
 {
-	int saved, null;
+	int null = open("/dev/null", O_WRONLY);
 
 	fflush(stderr);
-	saved = dup(2);
-	null = open("/dev/null", O_WRONLY);
-	if (saved >= 0 && null >= 0)
+	fz_saved_stderr = dup(2);
+	if (null >= 0 && fz_saved_stderr >= 0)
 		dup2(null, 2);
-	fn(slot, item);
-	if (saved >= 0 && null >= 0)
-		dup2(saved, 2);
-	if (saved >= 0)
-		close(saved);
 	if (null >= 0)
 		close(null);
 }
 
-static void replace_cb(void **slot, void *item)
+static void quiet_end(void)
 {
-	radix_tree_replace_slot(&fz_tree, slot, item);
+	fflush(stderr);
+	if (fz_saved_stderr >= 0) {
+		dup2(fz_saved_stderr, 2);
+		close(fz_saved_stderr);
+	}
+	fz_saved_stderr = -1;
 }
 
 /* Replace the item in @slot (of model entry @e) under the lock; a valid new
@@ -980,7 +984,9 @@ static void do_replace(struct model_entry *e, void **slot, uint8_t how)
 		   : bad == 1 ? NULL : (void *)((uintptr_t)fresh | (bad - 1));
 
 	if (bad) {
-		quietly(replace_cb, slot, item);
+		quiet_begin();
+		radix_tree_replace_slot(&fz_tree, slot, item);
+		quiet_end();
 		item_free(fresh);
 	} else {
 		radix_tree_replace_slot(&fz_tree, slot, item);
@@ -1298,6 +1304,146 @@ static void op_tag_run(struct fz *z)
 		do_tag_change(z, z->m.e[pos].key, tag, set);
 }
 
+/* ---- misuse: what the kernel BUGs on, rcuradix refuses ------------------- */
+
+/*
+ * NULL arguments, calls without the lock they need, unbalanced
+ * preload_end/unlock: each must return what its Return: line says and
+ * change nothing (checked through @key and the node accounting).
+ */
+static void op_misuse(struct fz *z)
+{
+	uint8_t which = in_u8(z);
+	unsigned long key = in_key(z), first = key;
+	struct model_entry *e = model_find(&z->m, key);
+	struct fz_item *fresh = item_new(key);
+	struct radix_tree_memstat mem;
+	struct rcuradix_stats st;
+	struct radix_tree_iter iter;
+	void *res[4], **slot;
+
+	switch (which % 11) {
+	case 0:
+		FZ_EXPECT(radix_tree_insert(NULL, key, fresh) == -EINVAL, "insert(NULL root)");
+		FZ_EXPECT(!radix_tree_delete(NULL, key), "delete(NULL root)");
+		FZ_EXPECT(!radix_tree_lookup(NULL, key), "lookup(NULL root)");
+		FZ_EXPECT(!radix_tree_lookup_slot(NULL, key), "lookup_slot(NULL root)");
+		FZ_EXPECT(radix_tree_empty(NULL), "empty(NULL root)");
+		break;
+	case 1:
+		fz_read_lock();
+		FZ_EXPECT(radix_tree_gang_lookup(&fz_tree, NULL, key, 4) == 0, "gang(NULL results)");
+		FZ_EXPECT(radix_tree_gang_lookup_slot(&fz_tree, NULL, NULL, key, 4) == 0,
+			  "gang_slot(NULL results)");
+		FZ_EXPECT(radix_tree_gang_lookup_tag(&fz_tree, NULL, key, 4, 0) == 0,
+			  "gang_tag(NULL results)");
+		FZ_EXPECT(radix_tree_gang_lookup_tag_slot(&fz_tree, NULL, NULL, key, 4, 0) == 0,
+			  "gang_tag_slot(NULL results)");
+		FZ_EXPECT(radix_tree_gang_lookup(NULL, res, key, 4) == 0, "gang(NULL root)");
+		FZ_EXPECT(radix_tree_gang_lookup_tag(NULL, res, key, 4, 0) == 0,
+			  "gang_tag(NULL root)");
+		fz_read_unlock();
+		break;
+	case 2:
+		FZ_EXPECT(!radix_tree_tag_set(NULL, key, 0), "tag_set(NULL root)");
+		FZ_EXPECT(!radix_tree_tag_clear(NULL, key, 0), "tag_clear(NULL root)");
+		FZ_EXPECT(radix_tree_tag_get(NULL, key, 0) == 0, "tag_get(NULL root)");
+		FZ_EXPECT(radix_tree_tag_get(NULL, key, RADIX_TREE_MAX_TAGS) == -EINVAL,
+			  "tag_get(NULL root, invalid tag)");
+		FZ_EXPECT(!radix_tree_tagged(NULL, 0), "tagged(NULL root)");
+		break;
+	case 3:
+		FZ_EXPECT(radix_tree_range_tag_if_tagged(NULL, &first, ULONG_MAX, 9, 0, 1) == 0 &&
+			  first == key, "range_tag(NULL root)");
+		FZ_EXPECT(radix_tree_range_tag_if_tagged(&fz_tree, NULL, ULONG_MAX, 9, 0, 1) == 0,
+			  "range_tag(NULL first_indexp)");
+		break;
+	case 4:
+		FZ_EXPECT(radix_tree_memory(NULL, &mem) == -EINVAL, "memory(NULL root)");
+		FZ_EXPECT(radix_tree_memory(&fz_tree, NULL) == -EINVAL, "memory(NULL mem)");
+		FZ_EXPECT(radix_tree_verify(NULL) == -EINVAL, "verify(NULL root)");
+		FZ_EXPECT(rcuradix_get_stats(NULL, sizeof(st)) == -EINVAL, "get_stats(NULL)");
+		FZ_EXPECT(rcuradix_get_stats(&st, sizeof(st) - 1) == -EINVAL,
+			  "get_stats(short size)");
+		break;
+	case 5:
+		/* replace_slot without the lock, with a NULL slot, a NULL root */
+		fz_read_lock();
+		slot = radix_tree_lookup_slot(&fz_tree, key);
+		quiet_begin();
+		if (slot)
+			radix_tree_replace_slot(&fz_tree, slot, fresh);
+		radix_tree_lock(&fz_tree);
+		radix_tree_replace_slot(&fz_tree, NULL, fresh);
+		if (slot)
+			radix_tree_replace_slot(NULL, slot, fresh);
+		radix_tree_unlock(&fz_tree);
+		quiet_end();
+		if (slot)
+			FZ_EXPECT(slot_item(slot) == e->item, "a refused replace_slot(%#lx) changed it",
+				  key);
+		fz_read_unlock();
+		break;
+	case 6:
+		/* iter_delete without the lock, and with NULL arguments */
+		fz_read_lock();
+		radix_tree_for_each_slot(slot, &fz_tree, &iter, key) {
+			void *got;
+
+			quiet_begin();
+			got = radix_tree_iter_delete(&fz_tree, &iter, slot);
+			quiet_end();
+			FZ_EXPECT(!got, "iter_delete(%#lx) without the lock = %p", iter.index, got);
+			FZ_EXPECT(!radix_tree_iter_delete(&fz_tree, NULL, slot) &&
+				  !radix_tree_iter_delete(&fz_tree, &iter, NULL) &&
+				  !radix_tree_iter_delete(NULL, &iter, slot),
+				  "iter_delete with a NULL argument");
+			break;
+		}
+		fz_read_unlock();
+		break;
+	case 7:
+		/* unbalanced preload_end; then a balanced window still works */
+		quiet_begin();
+		radix_tree_preload_end();
+		quiet_end();
+		FZ_EXPECT(radix_tree_maybe_preload(GFP_KERNEL) == 0, "maybe_preload(GFP_KERNEL)");
+		FZ_EXPECT(stats_get().nodes_reserved >= RT_PRELOAD_SIZE,
+			  "maybe_preload(GFP_KERNEL) reserved too little");
+		radix_tree_preload_end();
+		break;
+	case 8:
+		/* unlock by a thread that does not hold the lock */
+		quiet_begin();
+		radix_tree_unlock(&fz_tree);
+		quiet_end();
+		radix_tree_lock(&fz_tree);
+		radix_tree_lock(&fz_tree);  /* recursive for its owner */
+		radix_tree_unlock(&fz_tree);
+		radix_tree_unlock(&fz_tree);
+		break;
+	case 9:
+		/* NULL roots are ignored */
+		radix_tree_lock(NULL);
+		radix_tree_unlock(NULL);
+		radix_tree_destroy(NULL);
+		radix_tree_init_flavor(NULL, GFP_KERNEL, fz_flv());
+		break;
+	default:
+		/* the walk engine with NULL arguments */
+		FZ_EXPECT(!radix_tree_iter_init(NULL, key), "iter_init(NULL)");
+		radix_tree_iter_init(&iter, key);
+		FZ_EXPECT(!radix_tree_next_chunk(NULL, &iter, 0) &&
+			  !radix_tree_next_chunk(&fz_tree, NULL, 0),
+			  "next_chunk with a NULL argument");
+		FZ_EXPECT(!radix_tree_iter_resume(NULL, NULL), "iter_resume(NULL)");
+		break;
+	}
+	item_free(fresh);
+	check_key(z, key);
+	check_nodes(z);
+}
+
 /* ---- driver -------------------------------------------------------------- */
 
 static void op_insert_run(struct fz *z)
@@ -1340,6 +1486,7 @@ static const struct {
 	[FZ_DELETE_RUN] = { "delete-run", op_delete_run },
 	[FZ_TAG_RUN] = { "tag-run", op_tag_run },
 	[FZ_CHECK] = { "check", op_check },
+	[FZ_MISUSE] = { "misuse", op_misuse },
 };
 
 /* Every counter must be zero between inputs: nothing may survive one. */

@@ -282,6 +282,13 @@ static void check(struct out *o)
 	op(o, FZ_CHECK);
 }
 
+static void misuse(struct out *o, uint8_t which, struct key k)
+{
+	op(o, FZ_MISUSE);
+	put(o, which);
+	put_key(o, k);
+}
+
 /* stride byte: 1..128 directly, or S_POW(n) for 1 << n */
 #define S_POW(n) (0x80 | (n))
 
@@ -740,6 +747,19 @@ static void seed_invalid(struct out *o)
 	check(o);
 }
 
+static void seed_misuse(struct out *o)
+{
+	uint8_t w;
+
+	insrun(o, ksmall(0), 70, 1);
+	tset(o, ksmall(5), 0);
+	for (w = 0; w < 11; w++) {
+		misuse(o, w, ksmall(5));
+		misuse(o, w, ku16(1000));  /* absent */
+	}
+	check(o);
+}
+
 static void seed_destroy_reuse(struct out *o)
 {
 	insrun(o, ksmall(0), 100, 9);
@@ -953,6 +973,7 @@ static const struct {
 	{ "seed-replace", seed_replace },
 	{ "seed-gang-sizes", seed_gang_sizes },
 	{ "seed-invalid", seed_invalid },
+	{ "seed-misuse", seed_misuse },
 	{ "seed-destroy-reuse", seed_destroy_reuse },
 	{ "seed-grace", seed_grace },
 	{ "seed-deep-8slot", seed_deep_8slot },

@@ -4,6 +4,8 @@
 #                                  harness (gcc, both node builds): replay-64, -8
 #   make fuzz [FUZZ_SECONDS=60]    libFuzzer run, FUZZ_SECONDS split between the
 #                                  64-slot and the 8-slot binary (clang)
+#   make fuzz-coverage             line coverage of lib/ by the fuzzed corpus
+#                                  (tests/fuzz/run-64/corpus, else the committed one)
 #   make fuzz-corpus               regenerate tests/fuzz/corpus/seed-* (writes
 #                                  into the source tree: run it by hand)
 # See doc/fuzzing.md.
@@ -85,11 +87,33 @@ fuzz: $(FUZZ_BINS)
 	    $(FUZZ_FLAGS) $$dir/corpus; \
 	done
 
+# Line coverage of the library by a corpus: the 64-slot harness with clang's
+# source-based coverage runs every input once (-runs=0), llvm-cov reports lib/.
+LLVM_PROFDATA = llvm-profdata
+LLVM_COV = llvm-cov
+FUZZ_COV_CORPUS = tests/fuzz/run-64/corpus
+CLEANFILES += tests/fuzz/fuzz-cov-64 tests/fuzz/cov.profraw tests/fuzz/cov.profdata
+
+tests/fuzz/fuzz-cov-64: $(LIB_SOURCES) $(FUZZ_HARNESS) config.h
+	$(AM_V_GEN)$(FUZZ_BUILD) -DRT_MAP_SHIFT=6 -fprofile-instr-generate -fcoverage-mapping
+
+fuzz-coverage: tests/fuzz/fuzz-cov-64
+	@set -e; corpus=$(FUZZ_COV_CORPUS); \
+	test -d "$$corpus" || corpus=$(srcdir)/tests/fuzz/corpus; \
+	echo "fuzz-coverage: lib/ lines run by $$corpus (`ls $$corpus | wc -l` inputs)"; \
+	LLVM_PROFILE_FILE=tests/fuzz/cov.profraw RCURADIX_FUZZ_AVOID='$(FUZZ_AVOID)' \
+	  ./tests/fuzz/fuzz-cov-64 -runs=0 $$corpus 2>/dev/null; \
+	$(LLVM_PROFDATA) merge -o tests/fuzz/cov.profdata tests/fuzz/cov.profraw; \
+	srcs=; for f in $(LIB_SOURCES); do \
+	  case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
+	done; \
+	$(LLVM_COV) report tests/fuzz/fuzz-cov-64 -instr-profile=tests/fuzz/cov.profdata $$srcs
+
 clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf tests/fuzz/run-64 tests/fuzz/run-8
 
-.PHONY: fuzz fuzz-corpus clean-fuzz
+.PHONY: fuzz fuzz-coverage fuzz-corpus clean-fuzz
 
 EXTRA_DIST += tests/fuzz/local.mk tests/fuzz/corpus-fresh.sh tests/fuzz/known-failures \
-	tests/fuzz/corpus
+	tests/fuzz/corpus doc/fuzzing.md
