@@ -102,16 +102,10 @@ static bool fz_registered;   /* this thread registered with urcu-memb */
  * comma-separated list; `make fuzz` sets it from FUZZ_AVOID).  The replay in
  * `make check` never avoids anything: the inputs that hit these bugs are
  * listed in tests/fuzz/known-failures.
- *   range-tag-past-last   range_tag_if_tagged tags items past last_index when
- *                         the walk finds a chunk that starts beyond it: the
- *                         harness raises last_index to the last item bearing
- *                         the from-tag
  *   tagged-contig-hole    a TAGGED|CONTIG walk steps over a hole at the end
  *                         of a chunk: such walks run as plain tagged walks
- *   resume-last-chunk     radix_tree_iter_resume() inside the chunk that ends
- *                         at ULONG_MAX ends the walk: no resume there
  */
-static bool fz_avoid_range_past_last, fz_avoid_tagged_contig, fz_avoid_resume_last;
+static bool fz_avoid_tagged_contig;
 
 /* ---- failure ------------------------------------------------------------- */
 
@@ -915,13 +909,6 @@ static void op_range_tag(struct fz *z)
 	bool valid = nr && first <= last && tag_ok(from) && tag_ok(to);
 	size_t pos;
 
-	if (valid && fz_avoid_range_past_last) {
-		for (pos = z->m.n; pos > 0 && z->m.e[pos - 1].key > last; pos--)
-			if (entry_has(&z->m.e[pos - 1], from))
-				break;
-		if (pos > 0 && z->m.e[pos - 1].key > last)
-			last = z->m.e[pos - 1].key;
-	}
 	if (valid) {
 		want_next = last + 1;
 		for (pos = model_lower_bound(&z->m, first);
@@ -1097,7 +1084,7 @@ static bool walk_visit(struct walk *w, struct radix_tree_iter *iter, void ***slo
 		 * node again. */
 		if (!fz_memb)
 			fz_rcu_barrier();
-	} else if (action == 2 && !(fz_avoid_resume_last && iter->next_index == 0)) {
+	} else if (action == 2) {
 		*slotp = radix_tree_iter_resume(*slotp, iter);
 		if (!w->locked) {
 			/* The point of resume: leave the read-side section. */
@@ -1508,9 +1495,7 @@ static void fz_start(struct fz *z, const uint8_t *data, size_t size)
 		const char *avoid = getenv("RCURADIX_FUZZ_AVOID");
 
 		fz_use_memb(env && strcmp(env, "memb") == 0);
-		fz_avoid_range_past_last = avoid && strstr(avoid, "range-tag-past-last");
 		fz_avoid_tagged_contig = avoid && strstr(avoid, "tagged-contig-hole");
-		fz_avoid_resume_last = avoid && strstr(avoid, "resume-last-chunk");
 	}
 	if (fz_memb && !fz_registered) {
 		/* Once per process: call_rcu needs a registered thread. */

@@ -43,7 +43,7 @@ FUZZ_FLAGS =
 # Library bugs reported and not fixed yet, which the harness steers around so
 # that a run keeps looking for new ones (see fz_avoid_* in fuzz-ops.c and
 # tests/fuzz/known-failures).  Empty this once they are fixed.
-FUZZ_AVOID = range-tag-past-last,tagged-contig-hole,resume-last-chunk
+FUZZ_AVOID = tagged-contig-hole
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # The project's warnings, as configure chose them for $(CC).  Two adjustments
 # for clang: a flag only gcc knows must not stop the build, and clang's
@@ -51,7 +51,8 @@ FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefi
 # project's meaning) only warns for strict-alignment targets.
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer $(WARN_CFLAGS) -Wno-unknown-warning-option \
 	-Wno-cast-align $(PTHREAD_CFLAGS)
-FUZZ_CPPFLAGS = -I$(top_builddir) -I$(top_srcdir)/include -I$(top_srcdir)/lib \
+FUZZ_CPPFLAGS = -I$(top_builddir) -I$(top_builddir)/include -I$(top_srcdir)/include \
+	-I$(top_srcdir)/lib \
 	-I$(top_srcdir)/tests -I$(top_srcdir)/tests/fuzz -DRCURADIX_BUILDING -DRT_DEBUG \
 	-DRT_ALLOC_LIBC $(URCU_MEMB_CFLAGS)
 FUZZ_LIBS = $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
