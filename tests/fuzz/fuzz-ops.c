@@ -1309,7 +1309,7 @@ static void op_misuse(struct fz *z)
 	struct radix_tree_iter iter;
 	void *res[4], **slot;
 
-	switch (which % 11) {
+	switch (which % 13) {
 	case 0:
 		FZ_EXPECT(radix_tree_insert(NULL, key, fresh) == -EINVAL, "insert(NULL root)");
 		FZ_EXPECT(!radix_tree_delete(NULL, key), "delete(NULL root)");
@@ -1415,6 +1415,47 @@ static void op_misuse(struct fz *z)
 		radix_tree_unlock(NULL);
 		radix_tree_destroy(NULL);
 		radix_tree_init_flavor(NULL, GFP_KERNEL, fz_flv());
+		break;
+	case 11: {
+		/* inside a preload window, a flush keeps the reserve and a nested
+		 * preload still succeeds (both said on stderr in debug builds) */
+		unsigned long r;
+		int nested;
+
+		FZ_EXPECT(radix_tree_preload(GFP_KERNEL) == 0, "preload");
+		r = stats_get().nodes_reserved;
+		quiet_begin();
+		rcuradix_thread_cache_flush();
+		nested = radix_tree_preload(GFP_KERNEL);
+		quiet_end();
+		FZ_EXPECT(stats_get().nodes_reserved == r,
+			  "a flush inside a preload window changed the reserve (%lu -> %lu)", r,
+			  stats_get().nodes_reserved);
+		FZ_EXPECT(nested == 0, "nested preload = %d", nested);
+		radix_tree_preload_end();
+		radix_tree_preload_end();
+		break;
+	}
+	case 12:
+		/* replace_slot on a slot emptied by a delete (its leaf still
+		 * linked: another key shares it) is refused */
+		radix_tree_lock(&fz_tree);
+		slot = radix_tree_lookup_slot(&fz_tree, key);
+		if (slot) {
+			void *got = radix_tree_delete(&fz_tree, key);
+
+			FZ_EXPECT(got == e->item, "delete(%#lx) = %p, model %p", key, got, e->item);
+			z->nodes -= model_remove(z, key);
+			item_free(got);
+			if (model_has_prefix(&z->m, key, 0)) {
+				quiet_begin();
+				radix_tree_replace_slot(&fz_tree, slot, fresh);
+				quiet_end();
+				FZ_EXPECT(!slot_item(slot), "replace_slot into an emptied slot (%#lx)",
+					  key);
+			}
+		}
+		radix_tree_unlock(&fz_tree);
 		break;
 	default:
 		/* the walk engine with NULL arguments */

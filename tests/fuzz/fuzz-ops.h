@@ -91,10 +91,12 @@ enum fz_op {
 	FZ_TAG_RUN,      /* KEY start, u8 count-1, TAG, u8 b: set (b even) or clear the
 			  * tag on the next count keys present from start */
 	FZ_CHECK,        /* compare the whole tree with the model, radix_tree_verify */
-	FZ_MISUSE,       /* u8 w, KEY: w % 11 picks a refused call (NULL root, results,
+	FZ_MISUSE,       /* u8 w, KEY: w % 13 picks a refused call (NULL root, results,
 			  * slot, iter or stats; replace_slot or iter_delete without the
-			  * lock; unbalanced preload_end or unlock); it must return what
-			  * its Return: line says and change nothing */
+			  * lock; unbalanced preload_end or unlock; flush or preload
+			  * inside a preload window; replace_slot into a slot emptied by
+			  * a delete); it must return what its Return: line says and
+			  * change nothing */
 	FZ_NR_OPS
 };
 

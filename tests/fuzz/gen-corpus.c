@@ -753,10 +753,12 @@ static void seed_misuse(struct out *o)
 
 	insrun(o, ksmall(0), 70, 1);
 	tset(o, ksmall(5), 0);
-	for (w = 0; w < 11; w++) {
-		misuse(o, w, ksmall(5));
+	for (w = 0; w < 13; w++) {
+		misuse(o, w, ksmall((uint8_t)(5 + w)));
 		misuse(o, w, ku16(1000));  /* absent */
 	}
+	ins(o, ku16(5000));
+	misuse(o, 12, ku16(5000));         /* alone in its leaf: the leaf goes */
 	check(o);
 }
 

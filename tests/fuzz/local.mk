@@ -26,7 +26,6 @@ tests_fuzz_replay_8_CPPFLAGS = $(T8_CPPFLAGS) -I$(top_srcdir)/tests/fuzz
 tests_fuzz_replay_8_LDADD = lib/libtest8.la $(FUZZ_T_LIBS)
 
 tests_fuzz_gen_corpus_SOURCES = tests/fuzz/gen-corpus.c tests/fuzz/fuzz-ops.h
-tests_fuzz_gen_corpus_CPPFLAGS = -I$(top_srcdir)/include
 
 fuzz-corpus: tests/fuzz/gen-corpus$(EXEEXT)
 	tests/fuzz/gen-corpus$(EXEEXT) $(srcdir)/tests/fuzz/corpus
@@ -59,8 +58,9 @@ FUZZ_LIBS = $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 FUZZ_BINS = tests/fuzz/fuzz-ops-64 tests/fuzz/fuzz-ops-8
 CLEANFILES += $(FUZZ_BINS)
 
-# $(1) is the node shift.  Only the .c files of LIB_SOURCES and FUZZ_HARNESS
-# are compiled (a shell filter keeps this portable make).
+# The recipe appends -DRT_MAP_SHIFT=N (and any extra flags) to this command.
+# Only the .c files of LIB_SOURCES and FUZZ_HARNESS are compiled (a shell
+# filter rather than $(filter ...), which automake flags as non-portable).
 FUZZ_BUILD = $(MKDIR_P) tests/fuzz && srcs= && \
 	for f in $(LIB_SOURCES) $(FUZZ_HARNESS); do \
 	  case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
