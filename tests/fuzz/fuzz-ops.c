@@ -96,16 +96,6 @@ static bool fz_memb;         /* flavor of the next inputs */
 static bool fz_memb_set;     /* fz_use_memb() or the environment decided */
 static bool fz_registered;   /* this thread registered with urcu-memb */
 
-/*
- * Steering around library bugs that are reported and not fixed yet, so that
- * a long fuzzing run keeps looking for new ones (RCURADIX_FUZZ_AVOID, a
- * comma-separated list; `make fuzz` sets it from FUZZ_AVOID).  The replay in
- * `make check` never avoids anything: the inputs that hit these bugs are
- * listed in tests/fuzz/known-failures.
- *   tagged-contig-hole    a TAGGED|CONTIG walk steps over a hole at the end
- *                         of a chunk: such walks run as plain tagged walks
- */
-static bool fz_avoid_tagged_contig;
 
 /* ---- failure ------------------------------------------------------------- */
 
@@ -1061,7 +1051,6 @@ static bool walk_visit(struct walk *w, struct radix_tree_iter *iter, void ***slo
 	struct model_entry *e;
 	void *item = slot_item(*slotp);
 	unsigned int action = (w->pattern >> (2 * (w->seen % 4))) & 3;
-	bool tagged = w->kind == W_TAGGED || w->kind == W_TAGGED_CONTIG;
 
 	FZ_EXPECT(w->seen < w->nexp, "%s (tag %u) visited %#lx after the %zu expected keys",
 		  walk_name[w->kind], w->tag, iter->index, w->nexp);
@@ -1069,8 +1058,11 @@ static bool walk_visit(struct walk *w, struct radix_tree_iter *iter, void ***slo
 	FZ_EXPECT(iter->index == x->key, "%s: visit %zu is %#lx, model %#lx", walk_name[w->kind],
 		  w->seen - 1, iter->index, x->key);
 	FZ_EXPECT(item == x->item, "%s: item at %#lx differs", walk_name[w->kind], x->key);
-	if (tagged)
-		FZ_EXPECT(iter->tags & 1, "%s: iter.tags bit 0 clear at %#lx", walk_name[w->kind], x->key);
+	/* iter.tags: the chunk's bitmap, bit i for slot i of the leaf: set for
+	 * the slot being visited (present, or tagged on tagged walks). */
+	FZ_EXPECT((iter->tags >> (iter->index & RT_MAP_MASK)) & 1,
+		  "%s: iter.tags %#lx lacks the bit of %#lx", walk_name[w->kind], iter->tags,
+		  x->key);
 	e = model_find(&z->m, x->key);
 	if (action == 1 && w->locked) {
 		void *got = radix_tree_iter_delete(&fz_tree, iter, *slotp);
@@ -1108,8 +1100,6 @@ static void op_iter(struct fz *z)
 	bool done = true;
 	void **slot;
 
-	if (fz_avoid_tagged_contig && w.kind == W_TAGGED_CONTIG)
-		w.kind = W_TAGGED;
 	w.tag = in_tag(z);
 	w.limit = in_u8(z);
 	w.pattern = in_u8(z);
@@ -1533,10 +1523,8 @@ static void fz_start(struct fz *z, const uint8_t *data, size_t size)
 {
 	if (!fz_memb_set) {
 		const char *env = getenv("RCURADIX_FUZZ_FLAVOR");
-		const char *avoid = getenv("RCURADIX_FUZZ_AVOID");
 
 		fz_use_memb(env && strcmp(env, "memb") == 0);
-		fz_avoid_tagged_contig = avoid && strstr(avoid, "tagged-contig-hole");
 	}
 	if (fz_memb && !fz_registered) {
 		/* Once per process: call_rcu needs a registered thread. */

@@ -25,8 +25,9 @@
  *            FZ_K_NEAR     u8 i, s8 d              the i-th key present + d
  *            FZ_K_LAST     -                       the previous key + (v - 8)
  *            11..15        as FZ_K_EXIST
- *   TAG    a byte b: b % 7 if b < 0xf0 (6 is RADIX_TREE_MAX_TAGS: invalid),
- *          else b itself (invalid), 0xff meaning UINT_MAX
+ *   TAG    a byte b: b % (RADIX_TREE_MAX_TAGS + 1) if b < 0xf0 (so the first
+ *          invalid tag number too), else b itself (invalid), 0xff meaning
+ *          UINT_MAX
  *   NR     a byte b: b, or ULONG_MAX for 0xff
  *
  * The ops and their arguments are listed with the enum below.

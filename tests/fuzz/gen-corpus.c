@@ -13,7 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rcuradix/radix-tree.h>  /* RADIX_TREE_MAX_TAGS */
+
 #include "fuzz-ops.h"
+
+/* Tag numbers in seeds: valid ones modulo NTAGS, the last valid one, and the
+ * first invalid one (the encoding reads b % (NTAGS + 1) for b < 0xf0). */
+#define NTAGS RADIX_TREE_MAX_TAGS
+#define TAG_LAST (NTAGS - 1)
+#define TAG_FIRST_INVALID NTAGS
 
 #define OUT_MAX 4096
 
@@ -335,7 +343,7 @@ static void seed_empty(struct out *o)
 	look(o, kmax(0));
 	del(o, ksmall(0));
 	tset(o, ksmall(1), 0);
-	tclr(o, ksmall(1), 5);
+	tclr(o, ksmall(1), TAG_LAST);
 	tget(o, ksmall(1), 2);
 	tget(o, ksmall(1), INVALID_TAG);
 	for (k = 0; k < 4; k++)
@@ -498,18 +506,18 @@ static void seed_tags_levels(struct out *o)
 {
 	unsigned int s, t = 0;
 
-	for (s = 3; s <= 60; s += 3, t = (t + 1) % 6) {
+	for (s = 3; s <= 60; s += 3, t = (t + 1) % NTAGS) {
 		ins(o, klevel(s, 5, 0));
 		tset(o, klevel(s, 5, 0), (uint8_t)t);
-		tset(o, klevel(s, 5, 0), (uint8_t)((t + 3) % 6));
+		tset(o, klevel(s, 5, 0), (uint8_t)((t + 3) % NTAGS));
 	}
 	ins(o, ksmall(7));
 	tset(o, ksmall(7), 0);
 	check(o);
-	for (t = 0; t < 6; t++)
+	for (t = 0; t < NTAGS; t++)
 		gang(o, G_TAG_SLOT, 0, 15, ksmall(0), (uint8_t)t);
 	for (s = 3; s <= 60; s += 9)
-		tclr(o, klevel(s, 5, 0), (uint8_t)(s / 3 % 6));
+		tclr(o, klevel(s, 5, 0), (uint8_t)(s / 3 % NTAGS));
 	check(o);
 	for (s = 6; s <= 60; s += 6)
 		del(o, klevel(s, 5, 0));
@@ -531,7 +539,7 @@ static void seed_tags_growth(struct out *o)
 	del(o, ksmall(0));
 	tget(o, ksmall(1), 1);
 	ins(o, kmax(0));
-	tset(o, kmax(0), 5);
+	tset(o, kmax(0), TAG_LAST);
 	check(o);
 	del(o, ksmall(1));
 	check(o);
@@ -549,12 +557,12 @@ static void seed_range_tag(struct out *o)
 	rtag(o, ksmall(9), ksmall(9), 1, 0, 4);  /* a single key */
 	rtag(o, ksmall(10), ksmall(5), 5, 0, 4); /* first > last */
 	rtag(o, ksmall(0), ksmall(50), 0, 0, 4); /* nr 0 */
-	rtag(o, ksmall(0), ksmall(50), 5, 6, 4); /* invalid from */
+	rtag(o, ksmall(0), ksmall(50), 5, TAG_FIRST_INVALID, 4); /* invalid from */
 	rtag(o, ksmall(0), ksmall(50), 5, 0, INVALID_TAG);
 	rtag(o, ksmall(0), ku16(700), 7, 1, 1);  /* from == to */
 	check(o);
 	delrun(o, ksmall(0), 100, 3);
-	rtag(o, ksmall(0), kmax(0), NR_ALL, 3, 5);
+	rtag(o, ksmall(0), kmax(0), NR_ALL, 3, TAG_LAST);
 	check(o);
 }
 
@@ -699,13 +707,13 @@ static void seed_replace(struct out *o)
 
 	insrun(o, ksmall(10), 20, 1);
 	tset(o, ksmall(12), 0);
-	tset(o, ksmall(12), 5);
+	tset(o, ksmall(12), TAG_LAST);
 	for (how = 0; how < 4; how++)
 		repl(o, ksmall(12), (uint8_t)how);
 	repl(o, ksmall(13), 4); /* the slot from a gang lookup */
 	repl(o, ksmall(9), 0);  /* absent */
 	repl(o, ksmall(9), 4);  /* absent: the gang finds 10 */
-	tget(o, ksmall(12), 5);
+	tget(o, ksmall(12), TAG_LAST);
 	iter(o, W_SLOT | W_LOCKED, ksmall(0), 0, 0, P_REPLACE_ALL);
 	iter(o, W_TAGGED | W_LOCKED, ksmall(0), 0, 0, P_REPLACE_ALL);
 	check(o);
@@ -724,7 +732,7 @@ static void seed_gang_sizes(struct out *o)
 			gang(o, kind, 0, sels[i], ksmall(0), 3);
 			gang(o, kind, 1, sels[i], ksmall(63), 3);
 		}
-	gang(o, G_TAG, 0, 15, ksmall(0), 6);
+	gang(o, G_TAG, 0, 15, ksmall(0), TAG_FIRST_INVALID);
 	gang(o, G_TAG_SLOT, 0, 15, ksmall(0), INVALID_TAG);
 	check(o);
 }
@@ -738,12 +746,12 @@ static void seed_invalid(struct out *o)
 		bad(o, ksmall(4), b);
 		bad(o, kmax(b), b);
 	}
-	tset(o, ksmall(4), 6);
+	tset(o, ksmall(4), TAG_FIRST_INVALID);
 	tset(o, ksmall(4), 0xf3);
 	tclr(o, ksmall(4), INVALID_TAG);
-	tget(o, ksmall(4), 6);
-	tget(o, ksmall(5), 6);
-	iter(o, W_TAGGED, ksmall(0), 6, 0, P_NONE);
+	tget(o, ksmall(4), TAG_FIRST_INVALID);
+	tget(o, ksmall(5), TAG_FIRST_INVALID);
+	iter(o, W_TAGGED, ksmall(0), TAG_FIRST_INVALID, 0, P_NONE);
 	check(o);
 }
 
@@ -868,7 +876,7 @@ static struct key rnd_key(void)
 static void random_op(struct out *o)
 {
 	unsigned int what = rnd_below(16), n, m;
-	uint8_t t = (uint8_t)rnd_below(6), b;
+	uint8_t t = (uint8_t)rnd_below(NTAGS), b;
 	struct key k, k2;
 
 	switch (what) {
@@ -893,7 +901,7 @@ static void random_op(struct out *o)
 		k = rnd_key();
 		k2 = rnd_key();
 		b = (uint8_t)rnd();
-		rtag(o, k, k2, b, t, (uint8_t)((t + 1) % 6));
+		rtag(o, k, k2, b, t, (uint8_t)((t + 1) % NTAGS));
 		break;
 	case 8:
 		n = rnd_below(8);

@@ -26,6 +26,7 @@ tests_fuzz_replay_8_CPPFLAGS = $(T8_CPPFLAGS) -I$(top_srcdir)/tests/fuzz
 tests_fuzz_replay_8_LDADD = lib/libtest8.la $(FUZZ_T_LIBS)
 
 tests_fuzz_gen_corpus_SOURCES = tests/fuzz/gen-corpus.c tests/fuzz/fuzz-ops.h
+tests_fuzz_gen_corpus_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include
 
 fuzz-corpus: tests/fuzz/gen-corpus$(EXEEXT)
 	tests/fuzz/gen-corpus$(EXEEXT) $(srcdir)/tests/fuzz/corpus
@@ -39,10 +40,6 @@ FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_MAX_LEN = 2048
 FUZZ_FLAGS =
-# Library bugs reported and not fixed yet, which the harness steers around so
-# that a run keeps looking for new ones (see fz_avoid_* in fuzz-ops.c and
-# tests/fuzz/known-failures).  Empty this once they are fixed.
-FUZZ_AVOID = tagged-contig-hole
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # The project's warnings, as configure chose them for $(CC).  Two adjustments
 # for clang: a flag only gcc knows must not stop the build, and clang's
@@ -82,7 +79,6 @@ fuzz: $(FUZZ_BINS)
 	  $(MKDIR_P) $$dir/corpus; \
 	  cp $(srcdir)/tests/fuzz/corpus/* $$dir/corpus/; chmod -R u+w $$dir; \
 	  echo "fuzz-ops-$$n: $$half s, corpus $$dir/corpus, crashes to $$dir/"; \
-	  RCURADIX_FUZZ_AVOID='$(FUZZ_AVOID)' \
 	  ./tests/fuzz/fuzz-ops-$$n -max_total_time=$$half -max_len=$(FUZZ_MAX_LEN) \
 	    -timeout=30 -print_final_stats=1 -artifact_prefix=$$dir/ \
 	    $(FUZZ_FLAGS) $$dir/corpus; \
@@ -102,8 +98,7 @@ fuzz-coverage: tests/fuzz/fuzz-cov-64
 	@set -e; corpus=$(FUZZ_COV_CORPUS); \
 	test -d "$$corpus" || corpus=$(srcdir)/tests/fuzz/corpus; \
 	echo "fuzz-coverage: lib/ lines run by $$corpus (`ls $$corpus | wc -l` inputs)"; \
-	LLVM_PROFILE_FILE=tests/fuzz/cov.profraw RCURADIX_FUZZ_AVOID='$(FUZZ_AVOID)' \
-	  ./tests/fuzz/fuzz-cov-64 -runs=0 $$corpus 2>/dev/null; \
+	LLVM_PROFILE_FILE=tests/fuzz/cov.profraw ./tests/fuzz/fuzz-cov-64 -runs=0 $$corpus 2>/dev/null; \
 	$(LLVM_PROFDATA) merge -o tests/fuzz/cov.profdata tests/fuzz/cov.profraw; \
 	srcs=; for f in $(LIB_SOURCES); do \
 	  case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
