@@ -245,7 +245,7 @@ RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
 
 /* Store one result of a gang lookup in whichever arrays the caller gave. */
 static inline void rt_gang_store(void **items, void ***slots, unsigned long *indices,
-				 unsigned int n, void *item, void **slot, unsigned long index)
+				 unsigned long n, void *item, void **slot, unsigned long index)
 {
 	if (items)
 		items[n] = item;
@@ -269,7 +269,7 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 	unsigned long first, unsigned int max, unsigned int flags)
 {
 	struct radix_tree_iter iter;
-	unsigned int n = 0;
+	unsigned long n = 0;  /* a full word: no zero-extension per item */
 	void **slot;
 
 	if (!root || !max)
@@ -288,26 +288,32 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 						      radix_tree_iter_key(&iter, s));
 			}
 		} else {
-			/* Slots from here to the end of the chunk (wraps right
+			/* Slots left in the chunk (the difference wraps right
 			 * when the chunk ends at ULONG_MAX). */
-			unsigned long i, left = iter.next_index - iter.index;
+			unsigned long i, stop, left = iter.next_index - iter.index;
+			void **lines_end = slot + (left < max - n ? left : max - n);
 
-			/* The lines this chunk's scan will read at most: let
-			 * their misses overlap (random leaves defeat the
+			/* The lines the scan will read if the slots are full:
+			 * let their misses overlap (random leaves defeat the
 			 * hardware prefetcher). */
-			for (i = 0; i < left && i < max - n; i += RT_SLOTS_PER_LINE)
-				__builtin_prefetch(slot + i);
+			for (void **line = slot; line < lines_end; line += RT_SLOTS_PER_LINE)
+				__builtin_prefetch(line);
+			/* Scan in stretches no longer than the results still
+			 * wanted, so that the inner loop has one bound, not
+			 * two; a stretch with holes leaves room for another. */
+			for (i = 0; i < left && n < max;) {
+				stop = i + (left - i < max - n ? left - i : max - n);
+				for (; i < stop; i++) {
+					void *item = rt_load(slot[i]);
 
-			for (i = 0; i < left && n < max; i++) {
-				void *item = rt_load(slot[i]);
-
-				if (item)
-					rt_gang_store(items, slots, indices, n++, item, slot + i,
-						      iter.index + i);
+					if (item)
+						rt_gang_store(items, slots, indices, n++, item,
+							      slot + i, iter.index + i);
+				}
 			}
 		}
 	}
-	return n;
+	return (unsigned int)n;
 }
 
 RCURADIX_API unsigned int radix_tree_gang_lookup(const struct radix_tree_root *root,
