@@ -71,16 +71,22 @@ stress_repro_range_tag_SOURCES = stress/repro-range-tag.c
 stress_repro_range_tag_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
-# make check-valgrind: unit suites and a short torture on each of memb and
-# qsbr under valgrind memcheck; any error or leak fails.  The suites are
-# chosen to keep it to ~3 minutes of CPU: random and concurrent take
-# minutes each under valgrind, and preload's thread-exit test times out
-# (120 s); 8-slot builds make the deepest trees from the fewest keys.  Configure with --with-node-allocator=libc so that every node
-# is its own malloc block that valgrind tracks.  stress/valgrind-check.sh
-# explains why Criterion programs need per-process logs, and why glibc's
-# stack cache is turned off.
-VALGRIND_SUITES = tests/basic-64 tests/basic-8 tests/gang-64 tests/gang-8 tests/tags-8 \
-	tests/iter-8
+# make check-valgrind: every unit suite (both node builds) and a short
+# torture on each of memb and qsbr under valgrind memcheck; any error or
+# leak fails.  The long suites (random, concurrent, the writer loops of tags
+# and iter, preload's thread churn) run a twentieth of their operations
+# (RCURADIX_TEST_SCALE, tests/helpers.c t_scaled()): valgrind is ~50x
+# slower, and what it checks -- every byte freed, nothing read after free
+# or uninitialised -- needs every path, not every repetition.  Configure
+# with --with-node-allocator=libc so that every node is its own malloc
+# block that valgrind tracks.  stress/valgrind-check.sh explains why
+# Criterion programs need per-process logs, and why glibc's stack cache is
+# turned off.
+VALGRIND_TEST_SCALE = 20
+VALGRIND_JOBS = 2  # suites run side by side (valgrind runs one thread at a time)
+VALGRIND_SUITES = tests/basic-64 tests/basic-8 tests/gang-64 tests/gang-8 \
+	tests/tags-64 tests/tags-8 tests/iter-64 tests/iter-8 tests/random-64 tests/random-8 \
+	tests/concurrent-64 tests/concurrent-8 tests/preload-64 tests/preload-8
 VALGRIND_TORTURE_SECONDS = 10
 VALGRIND_TORTURE_FLAGS = --error-exitcode=1 --leak-check=full \
 	--errors-for-leak-kinds=definite,possible \
@@ -88,8 +94,9 @@ VALGRIND_TORTURE_FLAGS = --error-exitcode=1 --leak-check=full \
 check-valgrind: $(VALGRIND_SUITES) stress/rcuradix-torture-8
 	@case '$(NODE_ALLOC_CPPFLAGS)' in *LIBC*) ;; *) echo "check-valgrind: note:" \
 	  "configure --with-node-allocator=libc to let valgrind see every node";; esac
-	top_srcdir='$(top_srcdir)' $(SHELL) $(top_srcdir)/stress/valgrind-check.sh \
-	  $(VALGRIND_SUITES)
+	printf '%s\n' $(VALGRIND_SUITES) | top_srcdir='$(top_srcdir)' \
+	  RCURADIX_TEST_SCALE=$(VALGRIND_TEST_SCALE) xargs -P $(VALGRIND_JOBS) -n 1 \
+	  $(SHELL) $(top_srcdir)/stress/valgrind-check.sh
 	@for flavor in memb qsbr; do \
 	  log=stress/valgrind-torture-$$flavor.log; \
 	  echo "valgrind rcuradix-torture-8 --flavor $$flavor" \

@@ -47,7 +47,7 @@ static const struct flavor_ops qsbr_ops = {
 };
 
 #define NR_READERS 2
-#define WRITER_OPS 300000
+#define WRITER_OPS t_scaled(300000)
 #define NR_STABLE 256
 #define NR_CHURN 512
 #define NEVER_BASE (1UL << 24)
@@ -209,7 +209,7 @@ static void run(const struct flavor_ops *f)
 	for (i = 0; i < NR_READERS; i++)
 		cr_assert_eq(pthread_join(readers[i], NULL), 0);
 	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
-	fprintf(stderr, "%lu reader iterations during %d writer operations\n", reads, WRITER_OPS);
+	fprintf(stderr, "%lu reader iterations during %lu writer operations\n", reads, WRITER_OPS);
 	for (i = 0; i < NR_STABLE; i++)
 		cr_assert(titem_ok(radix_tree_lookup(&tree, stable_keys[i]), stable_keys[i]));
 	t_verify(&tree);

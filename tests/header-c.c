@@ -3,11 +3,62 @@
  * header-c.c - <rcuradix/radix-tree.h> included alone, compiled as strict
  * C11, linked against the shared library: every exported function is
  * reached through a function pointer, as a program that dlsym()s or wraps
- * them would.  Speaks TAP.
+ * them would; the header's inline iterator functions are also found with
+ * dlsym() in the library and walk a chunk.  Speaks TAP.
  */
 #include <rcuradix/radix-tree.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
+
+/* dlsym()'s object pointer into a function pointer without a cast that
+ * -pedantic rejects (the POSIX idiom). */
+#define LOOKUP_SYM(handle, fp, name) \
+	(memcpy(&(fp), &(void *){ dlsym(handle, name) }, sizeof(fp)), (fp) != NULL)
+
+/* The exported copies of the inline functions, used on keys 5 and 6. */
+static int exported_inlines_walk(void)
+{
+	static RADIX_TREE(t, GFP_KERNEL);
+	static long a, b;
+	unsigned long (*iter_index)(const struct radix_tree_iter *);
+	unsigned long (*iter_key)(const struct radix_tree_iter *, void **);
+	void **(*next_slot)(void **, struct radix_tree_iter *, unsigned int);
+	void **(*next_run)(void **, struct radix_tree_iter *, unsigned int);
+	unsigned int (*tag_flags)(unsigned int);
+	/* The global scope: this program's own copies are static, so the
+	 * names resolve to the library's exported definitions. */
+	void *lib = dlopen(NULL, RTLD_NOW);
+	struct radix_tree_iter iter;
+	void **slot;
+	int ok;
+
+	ok = lib && LOOKUP_SYM(lib, iter_index, "radix_tree_iter_index") &&
+	     LOOKUP_SYM(lib, iter_key, "radix_tree_iter_key") &&
+	     LOOKUP_SYM(lib, next_slot, "radix_tree_next_slot") &&
+	     LOOKUP_SYM(lib, next_run, "radix_tree_next_run") &&
+	     LOOKUP_SYM(lib, tag_flags, "radix_tree_iter_tag_flags");
+	if (!ok)
+		return 0;
+	radix_tree_lock(&t);
+	ok &= radix_tree_insert(&t, 5, &a) == 0 && radix_tree_insert(&t, 6, &b) == 0;
+	radix_tree_iter_init(&iter, 0);
+	slot = radix_tree_next_chunk(&t, &iter, 0);
+	ok &= slot && *slot == &a && iter_index(&iter) == 5 && iter_key(&iter, slot) == 5;
+	slot = next_slot(slot, &iter, 0);
+	ok &= slot && *slot == &b && iter_index(&iter) == 6 && iter_key(&iter, slot) == 6;
+	ok &= next_slot(slot, &iter, 0) == NULL;       /* the end of the run and chunk */
+	ok &= next_run(slot + 1, &iter, 0) == NULL;    /* no other run in the chunk */
+	ok &= tag_flags(0) == RADIX_TREE_ITER_TAGGED;
+	ok &= tag_flags(RADIX_TREE_MAX_TAGS) == radix_tree_iter_tag_flags(RADIX_TREE_MAX_TAGS);
+	radix_tree_delete(&t, 5);
+	radix_tree_delete(&t, 6);
+	radix_tree_unlock(&t);
+	radix_tree_destroy(&t);
+	dlclose(lib);
+	return ok;
+}
 
 static RADIX_TREE(tree, GFP_KERNEL);
 
@@ -21,7 +72,7 @@ int main(void)
 	static long item;
 	int ok = 1;
 
-	printf("1..1\n");
+	printf("1..2\n");
 	/* Single-threaded and unregistered is fine for lookups under the
 	 * tree lock; the delete below frees a node through call_rcu, which
 	 * liburcu-memb accepts from any thread. */
@@ -34,5 +85,11 @@ int main(void)
 	destroy(&tree);
 	printf("%s 1 - header alone in C11; calls through pointers (%s)\n", ok ? "ok" : "not ok",
 	       rcuradix_version());
+	if (exported_inlines_walk()) {
+		printf("ok 2 - the inline iterator functions are exported and walk a chunk\n");
+	} else {
+		printf("not ok 2 - the inline iterator functions are exported and walk a chunk\n");
+		ok = 0;
+	}
 	return ok ? 0 : 1;
 }

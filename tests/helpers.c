@@ -150,6 +150,16 @@ void t_empty(struct radix_tree_root *root)
 	cr_assert(radix_tree_empty(root));
 }
 
+unsigned long t_scaled(unsigned long n)
+{
+	const char *env = getenv("RCURADIX_TEST_SCALE");
+	unsigned long scale = env && *env ? strtoul(env, NULL, 0) : 1;
+
+	if (scale <= 1)
+		return n;
+	return n / scale ? n / scale : 1;
+}
+
 void t_rng_init(struct t_rng *rng, const char *what)
 {
 	const char *env = getenv("RCURADIX_SEED");

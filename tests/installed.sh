@@ -96,10 +96,14 @@ for page in "$srcdir"/man/man3/*.3 "$srcdir"/man/man7/*.7; do
 			>"$work/man-${name%.*}.c"
 	if grep -q 'int main' "$work/man-${name%.*}.c"; then :; else rm -f "$work/man-${name%.*}.c"; fi
 done
-# The README's minimal example: the first ```c block after its heading.
-awk '/^## A minimal example/ { sect = 1 } sect && /^```c/ { code = 1; next }
-     code && /^```/ { exit } code' "$srcdir/README.md" >"$work/readme.c"
-grep -q 'int main' "$work/readme.c" || fail "README.md: no minimal example program found"
+# The README's two example programs: the first ```c block after each heading.
+readme_block() {  # $1: heading, $2: output file
+	awk -v h="## $1" '$0 == h { sect = 1 } sect && /^```c/ { code = 1; next }
+	     code && /^```/ { exit } code' "$srcdir/README.md" >"$2"
+	grep -q 'int main' "$2" || fail "README.md: no program under '## $1'"
+}
+readme_block 'In twenty lines' "$work/readme-hello.c"
+readme_block 'A minimal example' "$work/readme.c"
 ls "$work"/man-*.c >/dev/null 2>&1 || fail "no manual page example found"
 
 cd "$work" || exit 1
@@ -124,6 +128,7 @@ run ./qsbr 20000
 run ./demo
 run ./header-cxx
 run ./readme
+run ./readme-hello
 for prog in man-*.c; do
 	run "./${prog%.c}"
 done

@@ -492,7 +492,7 @@ Test(iter, readers_walk_while_a_writer_reshapes, .timeout = 120)
 	 */
 	walks_before = uatomic_read(&w_walks);
 	for (unsigned long op = 0;
-	     op < 400000 || uatomic_read(&w_walks) < walks_before + 6; op++) {
+	     op < t_scaled(400000) || uatomic_read(&w_walks) < walks_before + 6; op++) {
 		unsigned long k = t_rand_below(&rng, W_KEYS);
 
 		if (k % W_STABLE == 0)

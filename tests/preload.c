@@ -261,9 +261,9 @@ static void *churn_thread(void *arg)
 
 Test(preload, thread_exit_returns_the_reserve, .timeout = 120)
 {
-	unsigned long failures = 0;
+	unsigned long failures = 0, nthreads = t_scaled(3000) & ~1UL;
 
-	for (unsigned long i = 0; i < 3000; i += 2) {
+	for (unsigned long i = 0; i < nthreads; i += 2) {
 		pthread_t a, b;
 		void *ra, *rb;
 
@@ -277,7 +277,7 @@ Test(preload, thread_exit_returns_the_reserve, .timeout = 120)
 	cr_assert_eq(failures, 0);
 	cr_assert_eq(stats().nodes_reserved, 0, "exited threads left %lu reserved nodes",
 		     stats().nodes_reserved);
-	for (unsigned long i = 0; i < 3000; i++)
+	for (unsigned long i = 0; i < nthreads; i++)
 		cr_assert(titem_ok(radix_tree_lookup(&tree, i << 8), i << 8));
 	t_verify(&tree);
 	t_finish(&tree);

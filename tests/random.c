@@ -13,7 +13,7 @@
 
 T_SUITE(random);
 
-#define OPS 1000000
+#define OPS t_scaled(1000000)
 #define BATCH 20000
 #define POOL 4096
 

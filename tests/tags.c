@@ -449,7 +449,7 @@ Test(tags, differential_against_model, .timeout = 120)
 
 	t_rng_init(&rng, "tags.differential");
 	model_init(&m);
-	for (unsigned long op = 1; op <= 300000; op++) {
+	for (unsigned long op = 1; op <= t_scaled(300000); op++) {
 		unsigned long key = t_rand_below(&rng, 3) == 0 ? t_rand(&rng) % (1UL << 20)
 							       : t_rand_below(&rng, 2048);
 		unsigned int what = (unsigned int)t_rand_below(&rng, 100);
@@ -626,7 +626,7 @@ Test(tags, readers_against_retagging_writer, .timeout = 120)
 	 */
 	walks_before = uatomic_read(&c_walks);
 	for (unsigned long op = 0;
-	     op < 300000 || uatomic_read(&c_walks) < walks_before + 3; op++) {
+	     op < t_scaled(300000) || uatomic_read(&c_walks) < walks_before + 3; op++) {
 		unsigned long k = t_rand_below(&rng, C_KEYS);
 		struct citem *it = present[k];
 
