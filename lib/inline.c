@@ -3,8 +3,9 @@
  * inline.c - exported copies of the header's inline functions.
  *
  * <rcuradix/radix-tree.h> defines the iterator steps and accessors
- * (radix_tree_next_slot, radix_tree_next_run, radix_tree_iter_index,
- * radix_tree_iter_key, radix_tree_iter_tag_flags) as RCURADIX_INLINE, which
+ * (radix_tree_next_slot, radix_tree_next_run, radix_tree_walk_chunk,
+ * radix_tree_walk_step, radix_tree_iter_index, radix_tree_iter_key,
+ * radix_tree_iter_tag_flags) as RCURADIX_INLINE, which
  * is "static inline" for every other includer.  Here it is "exported", so
  * the library carries one external definition of each, compiled from the
  * very same source: a program that looks them up with dlsym(), or a binding

@@ -5,8 +5,8 @@
  *
  * A walk proceeds chunk by chunk, a chunk being the slots of one leaf from
  * the first present (or tagged) key onwards.  Each chunk costs one descent
- * from the root; inside a chunk the inline radix_tree_next_slot() streams
- * through the slots.  Progress: every step either descends or strictly
+ * from the root; inside a chunk the header's inline radix_tree_walk_step()
+ * (or radix_tree_next_slot()) streams through the slots.  Progress: every step either descends or strictly
  * increases the index it searches from, so a walk terminates even on stale
  * tags or a tree that a writer keeps reshaping; an index that would pass
  * ULONG_MAX ends the walk instead of wrapping to 0.
@@ -47,6 +47,16 @@ static unsigned int rt_next_present(struct rt_node *node, unsigned int offset)
  */
 #define RT_SLOTS_PER_LINE (64 / sizeof(void *))
 
+/*
+ * How many leaves ahead a walk prefetches.  Walking a leaf's 64 items takes
+ * about 40 ns, less than a miss to memory: fetched one leaf ahead, the next
+ * leaf's header line (whose present bitmap the next chunk's search loads
+ * first) still arrives late.  Measured on 2^20 dense keys inserted in random
+ * order (rcuradix-bench, 3 alternating runs each): 1.83-1.99 ns per item one
+ * leaf ahead, 1.23-1.77 three leaves ahead.
+ */
+#define RT_PREFETCH_LEAVES_AHEAD 3
+
 /* The lines of @node's slots from @offset on (and its header line). */
 static void rt_prefetch_leaf(const struct rt_node *node, unsigned int offset)
 {
@@ -57,18 +67,20 @@ static void rt_prefetch_leaf(const struct rt_node *node, unsigned int offset)
 	__builtin_prefetch(&node->present);
 }
 
-/* At the parent of leaves: the leaf the walk will want after the one at
- * @found (@bits: the wanted slots of @parent from @found on). */
-static void rt_prefetch_next_leaf(struct rt_node *parent, unsigned long bits)
+/* At the parent of leaves: the next RT_PREFETCH_LEAVES_AHEAD leaves the walk
+ * will want after the one at @found (@bits: the wanted slots of @parent
+ * from @found on). */
+static void rt_prefetch_next_leaves(struct rt_node *parent, unsigned long bits)
 {
 	unsigned long next = bits & (bits - 1);  /* drop @found */
 	void *entry;
 
-	if (!next)
-		return;
-	entry = rt_load(parent->slots[__builtin_ctzl(next)]);
-	if (entry)
-		rt_prefetch_leaf(rt_entry_node(entry), 0);
+	for (int ahead = 0; ahead < RT_PREFETCH_LEAVES_AHEAD && next;
+	     ahead++, next &= next - 1) {
+		entry = rt_load(parent->slots[__builtin_ctzl(next)]);
+		if (entry)
+			rt_prefetch_leaf(rt_entry_node(entry), 0);
+	}
 }
 
 /* Found the chunk: fill @iter (@bits: the wanted slots of the leaf from
@@ -177,7 +189,7 @@ search:
 		if (level == 1) {
 			up = node;
 			if (!(flags & RT_ITER_NO_BITMAP))
-				rt_prefetch_next_leaf(node, bits);
+				rt_prefetch_next_leaves(node, bits);
 		}
 		child = rt_load(node->slots[found]);
 		if (!child) {

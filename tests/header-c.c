@@ -27,6 +27,12 @@ static int exported_inlines_walk(void)
 	void **(*next_slot)(void **, struct radix_tree_iter *, unsigned int);
 	void **(*next_run)(void **, struct radix_tree_iter *, unsigned int);
 	unsigned int (*tag_flags)(unsigned int);
+	void **(*walk_chunk)(const struct radix_tree_root *, struct radix_tree_iter *, unsigned int,
+			     void ***, unsigned long *);
+	void **(*walk_step)(void **, struct radix_tree_iter *, unsigned int, void ***,
+			    unsigned long *);
+	void **end = NULL;
+	unsigned long key = 0;
 	/* The global scope: this program's own copies are static, so the
 	 * names resolve to the library's exported definitions. */
 	void *lib = dlopen(NULL, RTLD_NOW);
@@ -38,7 +44,9 @@ static int exported_inlines_walk(void)
 	     LOOKUP_SYM(lib, iter_key, "radix_tree_iter_key") &&
 	     LOOKUP_SYM(lib, next_slot, "radix_tree_next_slot") &&
 	     LOOKUP_SYM(lib, next_run, "radix_tree_next_run") &&
-	     LOOKUP_SYM(lib, tag_flags, "radix_tree_iter_tag_flags");
+	     LOOKUP_SYM(lib, tag_flags, "radix_tree_iter_tag_flags") &&
+	     LOOKUP_SYM(lib, walk_chunk, "radix_tree_walk_chunk") &&
+	     LOOKUP_SYM(lib, walk_step, "radix_tree_walk_step");
 	if (!ok)
 		return 0;
 	radix_tree_lock(&t);
@@ -52,6 +60,13 @@ static int exported_inlines_walk(void)
 	ok &= next_run(slot + 1, &iter, 0) == NULL;    /* no other run in the chunk */
 	ok &= tag_flags(0) == RADIX_TREE_ITER_TAGGED;
 	ok &= tag_flags(RADIX_TREE_MAX_TAGS) == radix_tree_iter_tag_flags(RADIX_TREE_MAX_TAGS);
+	/* The loop macros' steps: the same two items, then the end. */
+	radix_tree_iter_init(&iter, 0);
+	slot = walk_chunk(&t, &iter, 0, &end, &key);
+	ok &= slot && *slot == &a && key == 5 && iter.index == 5;
+	slot = walk_step(slot, &iter, 0, &end, &key);
+	ok &= slot && *slot == &b && key == 6 && iter.index == 6;
+	ok &= walk_step(slot, &iter, 0, &end, &key) == NULL;
 	radix_tree_delete(&t, 5);
 	radix_tree_delete(&t, 6);
 	radix_tree_unlock(&t);

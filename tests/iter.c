@@ -240,6 +240,49 @@ Test(iter, early_break_leaves_iter_on_the_item)
 	t_finish(&tree);
 }
 
+/*
+ * The loop macros declare their own locals, named after the slot variable:
+ * a walk nested in another (different slot variables; the suite builds with
+ * -Wshadow) must see its own state, `continue` must go to the next item and
+ * `break` in the inner walk must leave the outer one running.
+ */
+Test(iter, nested_walks_with_continue_and_break)
+{
+	struct radix_tree_iter outer, inner;
+	void **slot, **slot2;
+	unsigned long visited = 0, pairs = 0, want_visited = 0, want_pairs = 0;
+
+	model_init(&m);
+	for (unsigned long k = 0; k < 600; k += 3)
+		add(k, k % 9 == 0 ? 1 : 0);
+	radix_tree_for_each_slot(slot, &tree, &outer, 0) {
+		if (outer.index % 2)
+			continue;
+		cr_assert_eq(((struct titem *)*slot)->key, outer.index);
+		visited++;
+		radix_tree_for_each_tagged(slot2, &tree, &inner, outer.index, 0) {
+			cr_assert_geq(inner.index, outer.index);
+			cr_assert_eq(((struct titem *)*slot2)->key, inner.index);
+			if (++pairs % 4 == 0)
+				break;
+		}
+		cr_assert_eq(((struct titem *)*slot)->key, outer.index, "outer walk disturbed");
+	}
+	/* The model's count of the same loops. */
+	for (size_t i = 0; i < m.n; i++) {
+		if (m.e[i].key % 2)
+			continue;
+		want_visited++;
+		for (size_t j = i; j < m.n; j++)
+			if ((m.e[j].tags & 1) && ++want_pairs % 4 == 0)
+				break;
+	}
+	cr_assert_eq(visited, want_visited);
+	cr_assert_eq(pairs, want_pairs);
+	model_free(&m);
+	t_finish(&tree);
+}
+
 Test(iter, tag_densities)
 {
 	static const unsigned int every[] = { 1, 8, 64 };

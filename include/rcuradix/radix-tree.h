@@ -711,11 +711,12 @@ RCURADIX_INLINE void **radix_tree_next_run(void **slot, struct radix_tree_iter *
 }
 
 /*
- * radix_tree_next_slot() - next slot of the current chunk (inline helper of
- * the loop macros).  Inside a run of consecutive items it is an increment,
- * a compare and the key's update; it never loads a slot (the body's
- * rcu_dereference(*slot) is the one load per item) and carries nothing from
- * item to item but the slot pointer, in a register.
+ * radix_tree_next_slot() - next slot of the current chunk, for loops written
+ * by hand in the kernel's style (the loop macros use radix_tree_walk_step(),
+ * below, which keeps two more values in registers).  Inside a run of
+ * consecutive items it is an increment, a compare and the key's update; it
+ * never loads a slot (the body's rcu_dereference(*slot) is the one load per
+ * item).
  * Context: as the walk.  Return: the slot, or NULL at the end of the chunk.
  */
 RCURADIX_INLINE void **radix_tree_next_slot(void **slot, struct radix_tree_iter *iter,
@@ -731,27 +732,80 @@ RCURADIX_INLINE void **radix_tree_next_slot(void **slot, struct radix_tree_iter 
 }
 
 /*
+ * radix_tree_walk_chunk(), radix_tree_walk_step() - the steps of the loop
+ * macros below.  They are radix_tree_next_chunk() and radix_tree_next_slot()
+ * with the end of the current run (*@end) and the current key (*@key) kept
+ * in two locals of the loop instead of in @iter: a step inside a run is then
+ * an increment, a compare and one store (iter->index), all in registers.
+ * Kept in @iter, both would be reloaded from memory at every item, because
+ * @iter's address escapes to radix_tree_next_chunk() and the body's
+ * rcu_dereference() is a compiler barrier.  Any step that leaves the run
+ * goes through @iter again, so radix_tree_iter_resume() (which clears it)
+ * and radix_tree_iter_delete() keep their meaning.
+ * Context: as the walk.  Return: the slot, or NULL (end of the chunk or, for
+ * radix_tree_walk_chunk(), of the walk).
+ */
+RCURADIX_INLINE void **radix_tree_walk_chunk(const struct radix_tree_root *root,
+					     struct radix_tree_iter *iter, unsigned int flags,
+					     void ***end, unsigned long *key)
+{
+	void **slot = radix_tree_next_chunk(root, iter, flags);
+
+	if (slot) {
+		*end = iter->run_end;
+		*key = iter->index;
+	}
+	return slot;
+}
+
+RCURADIX_INLINE void **radix_tree_walk_step(void **slot, struct radix_tree_iter *iter,
+					    unsigned int flags, void ***end, unsigned long *key)
+{
+	if (!slot)
+		return NULL;  /* radix_tree_iter_resume() was called */
+	if (__builtin_expect(++slot < *end, 1)) {
+		iter->index = ++*key;
+		return slot;
+	}
+	slot = radix_tree_next_run(slot, iter, flags);
+	if (slot) {
+		*end = iter->run_end;
+		*key = iter->index;
+	}
+	return slot;
+}
+
+/*
  * The walks.  Inside the body, iter->index is the key of *slot; read the item
  * with rcu_dereference(*slot) and skip it if NULL (deleted concurrently).
  * Break out freely; call radix_tree_iter_resume() before leaving the
- * read-side section or the lock inside the loop.
+ * read-side section or the lock inside the loop.  @slot must be a variable
+ * name: each walk declares, in a scope of its own, the two locals of
+ * radix_tree_walk_step() named after it (slot##_rt_end, slot##_rt_key), so
+ * that nested walks over different slot variables do not shadow each other.
+ * The outer one-shot loop only scopes them; a break ends both.
  */
+#define RADIX_TREE_WALK_(slot, root, iter, start, chunk_flags, step_flags)		\
+	for (unsigned long slot##_rt_key = 0, slot##_rt_once = 1; slot##_rt_once;	\
+	     slot##_rt_once = 0)							\
+		for (void **slot##_rt_end = ((slot) = radix_tree_iter_init(iter, start), \
+					     (void **)0);				\
+		     (slot) || ((slot) = radix_tree_walk_chunk(root, iter, chunk_flags,	\
+							       &slot##_rt_end,		\
+							       &slot##_rt_key));	\
+		     (slot) = radix_tree_walk_step(slot, iter, step_flags,		\
+						   &slot##_rt_end, &slot##_rt_key))
+
 #define radix_tree_for_each_slot(slot, root, iter, start)			\
-	for (slot = radix_tree_iter_init(iter, start);				\
-	     slot || (slot = radix_tree_next_chunk(root, iter, 0));		\
-	     slot = radix_tree_next_slot(slot, iter, 0))
+	RADIX_TREE_WALK_(slot, root, iter, start, 0, 0)
 
 #define radix_tree_for_each_contig(slot, root, iter, start)			\
-	for (slot = radix_tree_iter_init(iter, start);				\
-	     slot || (slot = radix_tree_next_chunk(root, iter,			\
-						RADIX_TREE_ITER_CONTIG));	\
-	     slot = radix_tree_next_slot(slot, iter, RADIX_TREE_ITER_CONTIG))
+	RADIX_TREE_WALK_(slot, root, iter, start, RADIX_TREE_ITER_CONTIG,	\
+			 RADIX_TREE_ITER_CONTIG)
 
 #define radix_tree_for_each_tagged(slot, root, iter, start, tag)		\
-	for (slot = radix_tree_iter_init(iter, start);				\
-	     slot || (slot = radix_tree_next_chunk(root, iter,			\
-				radix_tree_iter_tag_flags(tag)));		\
-	     slot = radix_tree_next_slot(slot, iter, RADIX_TREE_ITER_TAGGED))
+	RADIX_TREE_WALK_(slot, root, iter, start, radix_tree_iter_tag_flags(tag), \
+			 RADIX_TREE_ITER_TAGGED)
 
 /* Flags for a tagged walk; an invalid tag yields flags that visit nothing. */
 RCURADIX_INLINE unsigned int radix_tree_iter_tag_flags(unsigned int tag)
