@@ -69,14 +69,19 @@ static void rt_prefetch_leaf(const struct rt_node *node, unsigned int offset)
 
 /* At the parent of leaves: the next RT_PREFETCH_LEAVES_AHEAD leaves the walk
  * will want after the one at @found (@bits: the wanted slots of @parent
- * from @found on). */
-static void rt_prefetch_next_leaves(struct rt_node *parent, unsigned long bits)
+ * from @found on).  A walk that went on from the previous chunk's parent
+ * (@only_farthest) prefetched the nearer ones then: only the farthest is
+ * new. */
+static void rt_prefetch_next_leaves(struct rt_node *parent, unsigned long bits,
+				    bool only_farthest)
 {
 	unsigned long next = bits & (bits - 1);  /* drop @found */
 	void *entry;
 
-	for (int ahead = 0; ahead < RT_PREFETCH_LEAVES_AHEAD && next;
+	for (int ahead = 1; ahead <= RT_PREFETCH_LEAVES_AHEAD && next;
 	     ahead++, next &= next - 1) {
+		if (only_farthest && ahead < RT_PREFETCH_LEAVES_AHEAD)
+			continue;
 		entry = rt_load(parent->slots[__builtin_ctzl(next)]);
 		if (entry)
 			rt_prefetch_leaf(rt_entry_node(entry), 0);
@@ -84,12 +89,12 @@ static void rt_prefetch_next_leaves(struct rt_node *parent, unsigned long bits)
 }
 
 /* Found the chunk: fill @iter (@bits: the wanted slots of the leaf from
- * @offset on, bit @offset set) and return the slot.  Walks (not gang
- * lookups, which prefetch what they will read themselves) get the rest of
- * the leaf prefetched. */
+ * @offset on, bit @offset set) and return the slot; @prefetch the rest of
+ * the leaf (not for gang lookups, which prefetch what they will read
+ * themselves, nor for a walk whose earlier chunk already did). */
 static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
 			     struct rt_node *parent, unsigned long index, unsigned int offset,
-			     unsigned long bits, unsigned int flags)
+			     unsigned long bits, bool prefetch)
 {
 	unsigned long run = ~(bits >> offset);  /* clear bits: where the run ends */
 
@@ -103,7 +108,7 @@ static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
 			(run ? (unsigned int)__builtin_ctzl(run) : RT_BITS_PER_LONG);
 	iter->bias = index - (unsigned long)((uintptr_t)&node->slots[offset] / sizeof(void *));
 	iter->parent = parent;
-	if (!(flags & RT_ITER_NO_BITMAP))
+	if (prefetch)
 		rt_prefetch_leaf(node, offset);
 	return &node->slots[offset];
 }
@@ -137,6 +142,7 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 	bool contig = flags & RADIX_TREE_ITER_CONTIG;
 	int tag = flags & RADIX_TREE_ITER_TAGGED ? (int)(flags & RADIX_TREE_ITER_TAG_MASK) : -1;
 	struct rt_node *up = NULL;  /* the node above the leaf we reach */
+	bool from_parent = false;   /* went on from the previous chunk's parent */
 	unsigned long index;
 	unsigned int level;
 	void *entry;
@@ -154,9 +160,11 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 	if (iter->parent && (index & rt_level_maxindex(1)) != 0) {
 		entry = rt_node_entry(iter->parent, 1);
 		level = 1;
+		from_parent = true;
 		goto search;
 	}
 restart:
+	from_parent = false;
 	entry = rt_load(root->rnode);
 	if (!entry || (tag >= 0 && !(rt_tag_load(root->tags) & (1UL << tag))))
 		goto end;
@@ -185,11 +193,12 @@ search:
 			index = rt_index_at(index, level, found);
 		}
 		if (level == 0)
-			return rt_chunk_found(iter, node, up, index, found, bits, flags);
+			return rt_chunk_found(iter, node, up, index, found, bits,
+					      !(flags & RT_ITER_NO_BITMAP) && !from_parent);
 		if (level == 1) {
 			up = node;
 			if (!(flags & RT_ITER_NO_BITMAP))
-				rt_prefetch_next_leaves(node, bits);
+				rt_prefetch_next_leaves(node, bits, from_parent);
 		}
 		child = rt_load(node->slots[found]);
 		if (!child) {
