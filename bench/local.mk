@@ -103,5 +103,6 @@ EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
 	doc/perf/bench-current.csv doc/perf/bench-current.txt \
 	doc/perf/bench-current-conc.csv doc/perf/bench-current-conc.txt \
 	doc/perf/bench-H.csv doc/perf/bench-H.txt doc/perf/bench-P.csv doc/perf/bench-P.txt \
+	doc/perf/bench-K.csv doc/perf/bench-K.txt \
 	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
 	doc/perf/gang.png doc/perf/scaling.png
