@@ -5,8 +5,9 @@
  *
  * A walk proceeds chunk by chunk, a chunk being the slots of one leaf from
  * the first present (or tagged) key onwards.  Each chunk costs one descent
- * from the root; inside a chunk the header's inline radix_tree_walk_step()
- * (or radix_tree_next_slot()) streams through the slots.  Progress: every step either descends or strictly
+ * (from the root, or from the previous leaf's parent); inside a chunk the
+ * header's inline radix_tree_walk_step() (or radix_tree_next_slot()) streams
+ * through the slots.  Progress: every step either descends or strictly
  * increases the index it searches from, so a walk terminates even on stale
  * tags or a tree that a writer keeps reshaping; an index that would pass
  * ULONG_MAX ends the walk instead of wrapping to 0.
