@@ -21,6 +21,8 @@
 
 #include <urcu/urcu-memb.h>
 
+#include "../tests/xorshift.h"
+
 /* ---- key sets ----------------------------------------------------------- */
 
 enum keyset_kind {
@@ -161,10 +163,7 @@ struct rng {
 };
 static inline uint64_t rng_next(struct rng *r)
 {
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545F4914F6CDD1DULL;
+	return xorshift64s(&r->s);
 }
 static inline uint64_t rng_below(struct rng *r, uint64_t n)
 {

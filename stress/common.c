@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "torture.h"
+#include "../tests/xorshift.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -201,10 +202,7 @@ void trng_seed(struct trng *rng, uint64_t seed, uint64_t stream)
 
 uint64_t trand(struct trng *rng)
 {
-	rng->s ^= rng->s >> 12;
-	rng->s ^= rng->s << 25;
-	rng->s ^= rng->s >> 27;
-	return rng->s * 0x2545F4914F6CDD1DULL;
+	return xorshift64s(&rng->s);
 }
 
 uint64_t trand_below(struct trng *rng, uint64_t n)

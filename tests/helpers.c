@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "helpers.h"
+#include "xorshift.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -181,10 +182,7 @@ void t_rng_init(struct t_rng *rng, const char *what)
 
 uint64_t t_rand(struct t_rng *rng)
 {
-	rng->s ^= rng->s >> 12;
-	rng->s ^= rng->s << 25;
-	rng->s ^= rng->s >> 27;
-	return rng->s * 0x2545F4914F6CDD1DULL;
+	return xorshift64s(&rng->s);
 }
 
 uint64_t t_rand_below(struct t_rng *rng, uint64_t n)

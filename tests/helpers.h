@@ -94,12 +94,13 @@ struct t_rng {
 	uint64_t s;
 };
 /* Seed from $RCURADIX_SEED if set, else from the clock; printed to stderr. */
-/* @n divided by $RCURADIX_TEST_SCALE (default 1; at least 1): valgrind
- * runs the long suites at a fraction of their length. */
-unsigned long t_scaled(unsigned long n);
 void t_rng_init(struct t_rng *rng, const char *what);
 uint64_t t_rand(struct t_rng *rng);
 /* Uniform in [0, n). */
 uint64_t t_rand_below(struct t_rng *rng, uint64_t n);
+
+/* @n divided by $RCURADIX_TEST_SCALE (default 1; at least 1): valgrind
+ * runs the long suites at a fraction of their length. */
+unsigned long t_scaled(unsigned long n);
 
 #endif
