@@ -56,16 +56,16 @@ NA_LIBS = $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
 noinst_LTLIBRARIES += bench/libna-slab.la bench/libna-jemalloc.la bench/libna-arena.la \
 	bench/libna-libc.la
-bench_libna_slab_la_SOURCES = $(LIB_SOURCES)
+bench_libna_slab_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-slab.c
 bench_libna_slab_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_SLAB
 bench_libna_slab_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
-bench_libna_jemalloc_la_SOURCES = $(LIB_SOURCES)
+bench_libna_jemalloc_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-jemalloc.c
 bench_libna_jemalloc_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_JEMALLOC
 bench_libna_jemalloc_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
-bench_libna_arena_la_SOURCES = $(LIB_SOURCES)
+bench_libna_arena_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-arena.c
 bench_libna_arena_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_JEMALLOC_ARENA
 bench_libna_arena_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
-bench_libna_libc_la_SOURCES = $(LIB_SOURCES)
+bench_libna_libc_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-libc.c
 bench_libna_libc_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_LIBC
 bench_libna_libc_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
 

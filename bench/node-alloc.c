@@ -18,9 +18,9 @@
  *     glibc-1 / -64       glibc malloc/free (__libc_malloc, whatever malloc
  *                         the process uses)
  *   the library's own path, this backend:
- *     backend-1 / -64     rt_backend_alloc + rt_backend_free
+ *     backend-1 / -64     rt_node_alloc + rt_node_free
  *     reserve-1           rt_nodes_get (the writer's per-thread reserve,
- *                         refilled in batches) + rt_backend_free
+ *                         refilled in batches) + rt_node_free
  *     rcu-free-1          rt_nodes_get + rt_node_free_deferred (call_rcu;
  *                         the worker frees), including the final barrier
  *     insert-dense / +preload     radix_tree_insert, 2^20 dense keys in random
@@ -40,7 +40,7 @@
 #define _LGPL_SOURCE 1
 #include <urcu/urcu-memb.h>
 
-#include "internal.h"
+#include "preload.h"
 
 #ifndef NODE_ALLOC_NO_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -190,7 +190,7 @@ static void *backend_alloc(void *ctx)
 	struct rt_node *n = NULL;
 
 	(void)ctx;
-	return rt_backend_alloc(&n, 1) == 1 ? n : NULL;
+	return rt_node_alloc(&n, 1) == 1 ? n : NULL;
 }
 
 static void backend_free(void *ctx, void *p)
@@ -198,7 +198,7 @@ static void backend_free(void *ctx, void *p)
 	struct rt_node *n = p;
 
 	(void)ctx;
-	rt_backend_free(&n, 1);
+	rt_node_free(&n, 1);
 }
 
 static void *reserve_alloc(void *ctx)

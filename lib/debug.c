@@ -7,19 +7,12 @@
 #include <errno.h>
 #include <stdarg.h>
 
-#include "internal.h"
-
-#ifdef RT_DEBUG
-void rt_assert_fail(const char *cond, const char *file, int line, const char *func)
-{
-	fprintf(stderr, "rcuradix: %s:%d: %s: assertion '%s' failed\n", file, line, func, cond);
-	abort();
-}
-#endif
+#include "base.h"
 
 struct rt_verify {
 	const struct radix_tree_root *root;
 	unsigned long nodes;
+	unsigned long items;
 	bool failed;
 };
 
@@ -65,7 +58,7 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 		tags_out[tag] = node->tags[tag] != 0;
 	}
 	for (i = 0; i < RT_MAP_SIZE; i++) {
-		const void *slot = node->slots[i];
+		const void *slot = rt_entry_locked(v->root, node->slots[i]);
 		unsigned long index = base | ((unsigned long)i << rt_shift(level));
 		bool below[RADIX_TREE_MAX_TAGS] = { false };
 
@@ -80,6 +73,7 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 		}
 		count++;
 		if (level == 0) {
+			v->items++;
 			if (!rt_item_valid(slot))
 				return rt_verify_fail(v, index, level,
 						      "slot %u holds a non-item %p", i, slot);
@@ -101,15 +95,15 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 
 static int rt_verify_locked(const struct radix_tree_root *root)
 {
-	struct rt_verify v = { root, 0, false };
+	struct rt_verify v = { root, 0, 0, false };
 	bool tags[RADIX_TREE_MAX_TAGS] = { false };
-	const void *top = root->rnode;
+	const void *top = rt_entry_locked(root, root->rnode);
 	unsigned int tag, level;
 
 	if (!top) {
-		if (root->tags || root->nr_nodes)
-			rt_verify_fail(&v, 0, 0, "empty tree with tags %#lx, %lu nodes",
-				       root->tags, root->nr_nodes);
+		if (root->tags || root->nr_nodes || root->nr_items)
+			rt_verify_fail(&v, 0, 0, "empty tree with tags %#lx, %lu nodes, %lu items",
+				       root->tags, root->nr_nodes, root->nr_items);
 		return v.failed ? -EUCLEAN : 0;
 	}
 	level = rt_entry_level(top);
@@ -126,6 +120,9 @@ static int rt_verify_locked(const struct radix_tree_root *root)
 		if (v.nodes != root->nr_nodes)
 			rt_verify_fail(&v, 0, level, "tree counts %lu nodes, found %lu",
 				       root->nr_nodes, v.nodes);
+		if (v.items != root->nr_items)
+			rt_verify_fail(&v, 0, level, "tree counts %lu items, found %lu",
+				       root->nr_items, v.items);
 	}
 	return v.failed ? -EUCLEAN : 0;
 }
@@ -133,12 +130,11 @@ static int rt_verify_locked(const struct radix_tree_root *root)
 RCURADIX_API int radix_tree_verify(const struct radix_tree_root *root)
 {
 	struct radix_tree_root *rw = (struct radix_tree_root *)root;
-	int ret;
+	int ret = rt_writer_enter(rw, __func__);
 
-	if (!root)
-		return -EINVAL;
-	rt_lock(rw);
+	if (ret)
+		return ret;
 	ret = rt_verify_locked(root);
-	rt_unlock(rw);
+	rt_writer_exit(rw);
 	return ret;
 }

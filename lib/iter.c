@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * iter.c - the walk engine (radix_tree_next_chunk) and everything built on
- * it: the iterators' exported helpers and the gang lookups.
+ * iter.c - readers that visit many keys: the walk engine
+ * (radix_tree_next_chunk), the iterators' exported helpers and the gang
+ * lookups.  Everything here is an RCU reader; radix_tree_iter_delete(), a
+ * writer, is in tree.c with the other writers.
  *
  * A walk proceeds chunk by chunk, a chunk being the slots of one leaf from
  * the first present (or tagged) key onwards.  Each chunk costs one descent
@@ -14,7 +16,11 @@
  */
 #include "config.h"
 
-#include "internal.h"
+#include "descend.h"
+
+/* Internal walk flag: the caller scans the chunk itself (gang lookups), so
+ * radix_tree_next_chunk() need not build the chunk's presence bitmap. */
+#define RT_ITER_NO_BITMAP 0x100u
 
 RCURADIX_API void **radix_tree_iter_init(struct radix_tree_iter *iter, unsigned long start)
 {
@@ -83,7 +89,7 @@ static void rt_prefetch_next_leaves(struct rt_node *parent, unsigned long bits,
 	     ahead++, next &= next - 1) {
 		if (only_farthest && ahead < RT_PREFETCH_LEAVES_AHEAD)
 			continue;
-		entry = rt_load(parent->slots[__builtin_ctzl(next)]);
+		entry = rt_entry_rcu(parent->slots[__builtin_ctzl(next)]);
 		if (entry)
 			rt_prefetch_leaf(rt_entry_node(entry), 0);
 	}
@@ -127,11 +133,11 @@ static unsigned int rt_next_wanted(struct rt_node *node, unsigned int level, uns
 	unsigned long b;
 
 	if (tag >= 0)
-		b = rt_tag_load(node->tags[tag]);
+		b = rt_bits_rcu(node->tags[tag]);
 	else if (level == 0 && (flags & RT_ITER_NO_BITMAP))
 		return rt_next_present(node, offset);
 	else
-		b = rt_tag_load(node->present);
+		b = rt_bits_rcu(node->present);
 	b &= ~0UL << offset;
 	*bits = b;
 	return b ? (unsigned int)__builtin_ctzl(b) : RT_MAP_SIZE;
@@ -150,6 +156,7 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 
 	if (!root || !iter || iter->done || tag >= RADIX_TREE_MAX_TAGS)
 		return NULL;
+	rt_reader_check(root, __func__);
 	index = iter->next_index;
 	/*
 	 * The next key still under the previous leaf's parent: search from
@@ -166,8 +173,8 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 	}
 restart:
 	from_parent = false;
-	entry = rt_load(root->rnode);
-	if (!entry || (tag >= 0 && !(rt_tag_load(root->tags) & (1UL << tag))))
+	entry = rt_entry_rcu(root->rnode);
+	if (!entry || (tag >= 0 && !(rt_bits_rcu(root->tags) & (1UL << tag))))
 		goto end;
 	level = rt_entry_level(entry);
 	if (index > rt_level_maxindex(level))
@@ -201,7 +208,7 @@ search:
 			if (!(flags & RT_ITER_NO_BITMAP))
 				rt_prefetch_next_leaves(node, bits, from_parent);
 		}
-		child = rt_load(node->slots[found]);
+		child = rt_entry_rcu(node->slots[found]);
 		if (!child) {
 			/* A stale tag or a concurrent delete: skip the slot's
 			 * range and go on in this node or above. */
@@ -229,38 +236,13 @@ RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *
 		return NULL;
 	/* Re-derive "done" from the key alone: a chunk ending at ULONG_MAX
 	 * marked the walk done in advance, but the rest of that chunk must
-	 * still be visited after the resume (the first version of this kept
-	 * the flag and lost ULONG_MAX; tests/iter.c single_key_at_...). */
+	 * still be visited after the resume. */
 	iter->done = iter->index == ULONG_MAX;
 	iter->next_index = iter->index + 1;
 	iter->tags = 0;
 	iter->run_end = NULL;
 	iter->parent = NULL;  /* it may be freed once the section ends */
 	return NULL;
-}
-
-RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
-					  struct radix_tree_iter *iter, void **slot)
-{
-	struct rt_path path;
-	bool leaf_freed = false;
-	void *item;
-
-	if (!root || !root->flavor || !iter || !slot)
-		return NULL;
-	if (!rt_lock_held(root)) {
-		rt_debug_msg("radix_tree_iter_delete: the tree lock is not held; refused\n");
-		return NULL;
-	}
-	if (rt_descend(root, iter->index, &path) != slot || !*slot)
-		return NULL;
-	item = rt_delete_at(root, &path, &leaf_freed);
-	/* A freed leaf must not be read again: end the chunk here, the next
-	 * step re-descends from the following key (the leaf was empty, so
-	 * nothing is skipped). */
-	if (leaf_freed)
-		radix_tree_iter_resume(slot, iter);
-	return item;
 }
 
 /* ---- gang lookups ------------------------------------------------------ */
@@ -296,6 +278,7 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 
 	if (!root || !max)
 		return 0;
+	rt_reader_check(root, "radix_tree_gang_lookup");
 	radix_tree_iter_init(&iter, first);
 	while (n < max && (slot = radix_tree_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP))) {
 		if (flags & RADIX_TREE_ITER_TAGGED) {
@@ -303,7 +286,7 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 
 			for (bits = iter.tags; bits && n < max; bits &= bits - 1) {
 				void **s = iter.chunk + __builtin_ctzl(bits);
-				void *item = rt_load(*s);
+				void *item = rt_entry_rcu(*s);
 
 				if (item)
 					rt_gang_store(items, slots, indices, n++, item, s,
@@ -326,7 +309,7 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 			for (i = 0; i < left && n < max;) {
 				stop = i + (left - i < max - n ? left - i : max - n);
 				for (; i < stop; i++) {
-					void *item = rt_load(slot[i]);
+					void *item = rt_entry_rcu(slot[i]);
 
 					if (item)
 						rt_gang_store(items, slots, indices, n++, item,
@@ -364,12 +347,11 @@ RCURADIX_API unsigned int radix_tree_gang_lookup_tag(const struct radix_tree_roo
 }
 
 RCURADIX_API unsigned int radix_tree_gang_lookup_tag_slot(const struct radix_tree_root *root,
-							  void ***results, unsigned long *indices,
-							  unsigned long first_index,
+							  void ***results, unsigned long first_index,
 							  unsigned int max_items, unsigned int tag)
 {
 	if (!results || tag >= RADIX_TREE_MAX_TAGS)
 		return 0;
-	return rt_gang(root, NULL, results, indices, first_index, max_items,
+	return rt_gang(root, NULL, results, NULL, first_index, max_items,
 		       RADIX_TREE_ITER_TAGGED | tag);
 }

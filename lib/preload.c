@@ -20,7 +20,7 @@
 #include <errno.h>
 #include <pthread.h>
 
-#include "internal.h"
+#include "preload.h"
 
 #define RT_RESERVE_MAX (2 * RT_PRELOAD_SIZE)
 #define RT_REFILL_BATCH 16U
@@ -37,13 +37,14 @@ static __thread struct rt_reserve rt_reserve;
 
 static pthread_key_t rt_reserve_key;
 static pthread_once_t rt_reserve_once = PTHREAD_ONCE_INIT;
-static bool rt_reserve_key_ok;
+
+/* Harmless misuse is reported once per process. */
+static int rt_warned_nested, rt_warned_unbalanced, rt_warned_flush;
 
 static void rt_reserve_drain(struct rt_reserve *reserve)
 {
-	rt_backend_free(reserve->nodes, reserve->nr);
-	/* Atomic: all threads' reserves share this counter. */
-	uatomic_sub(&rt_counters.reserved, reserve->nr);
+	rt_node_free(reserve->nodes, reserve->nr);
+	rt_stat_add(RT_STAT_RESERVED, -(unsigned long)reserve->nr);
 	reserve->nr = 0;
 }
 
@@ -54,7 +55,7 @@ static void rt_reserve_exit(void *arg)
 
 static void rt_reserve_key_create(void)
 {
-	rt_reserve_key_ok = pthread_key_create(&rt_reserve_key, rt_reserve_exit) == 0;
+	rt_pthread_check(pthread_key_create(&rt_reserve_key, rt_reserve_exit));
 }
 
 /* Arm the exit destructor the first time this thread holds nodes. */
@@ -62,9 +63,9 @@ static void rt_reserve_arm(struct rt_reserve *reserve)
 {
 	if (reserve->keyed)
 		return;
-	pthread_once(&rt_reserve_once, rt_reserve_key_create);
-	if (rt_reserve_key_ok && pthread_setspecific(rt_reserve_key, reserve) == 0)
-		reserve->keyed = true;
+	rt_pthread_check(pthread_once(&rt_reserve_once, rt_reserve_key_create));
+	rt_pthread_check(pthread_setspecific(rt_reserve_key, reserve));
+	reserve->keyed = true;
 }
 
 /* Grow the reserve to @target nodes (capped); returns the nodes held. */
@@ -77,27 +78,34 @@ static unsigned int rt_reserve_fill(struct rt_reserve *reserve, unsigned int tar
 	if (reserve->nr >= target)
 		return reserve->nr;
 	rt_reserve_arm(reserve);
-	got = rt_backend_alloc(reserve->nodes + reserve->nr, target - reserve->nr);
+	got = rt_node_alloc(reserve->nodes + reserve->nr, target - reserve->nr);
 	reserve->nr += got;
-	uatomic_add(&rt_counters.reserved, got);
+	rt_stat_add(RT_STAT_RESERVED, got);
 	return reserve->nr;
 }
 
-unsigned int rt_reserve_take(struct rt_node **nodes, unsigned int n, bool may_alloc)
+int rt_nodes_get(struct rt_node **nodes, unsigned int n, bool may_alloc)
 {
 	struct rt_reserve *reserve = &rt_reserve;
 	unsigned int i;
 
+	if (n == 0)
+		return 0;
 	if (reserve->nr < n) {
 		if (!may_alloc)
-			return 0;
+			return -ENOMEM;
 		if (rt_reserve_fill(reserve, n > RT_REFILL_BATCH ? n : RT_REFILL_BATCH) < n)
-			return 0;
+			return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
 		nodes[i] = reserve->nodes[--reserve->nr];
-	uatomic_sub(&rt_counters.reserved, n);
-	return n;
+	rt_stat_add(RT_STAT_RESERVED, -(unsigned long)n);
+	return 0;
+}
+
+bool rt_preload_window_open(void)
+{
+	return rt_reserve.window > 0;
 }
 
 RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
@@ -110,14 +118,14 @@ RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
 		/* Reserve nothing extra: give back what this call obtained. */
 		unsigned int extra = reserve->nr - before;
 
-		rt_backend_free(reserve->nodes + before, extra);
-		uatomic_sub(&rt_counters.reserved, extra);
+		rt_node_free(reserve->nodes + before, extra);
+		rt_stat_add(RT_STAT_RESERVED, -(unsigned long)extra);
 		reserve->nr = before;
 		return -ENOMEM;
 	}
 	if (reserve->window > 0)
-		rt_debug_msg("radix_tree_preload: nested preload (missing "
-			     "radix_tree_preload_end?)\n");
+		rt_warn_once(&rt_warned_nested, __func__,
+			     "nested preload (a radix_tree_preload_end() missing?)");
 	reserve->window++;
 	return 0;
 }
@@ -133,8 +141,8 @@ RCURADIX_API int radix_tree_maybe_preload(gfp_t gfp_mask)
 RCURADIX_API void radix_tree_preload_end(void)
 {
 	if (rt_reserve.window <= 0) {
-		rt_debug_msg("radix_tree_preload_end: unbalanced (no preload "
-			     "window is open)\n");
+		rt_warn_once(&rt_warned_unbalanced, __func__,
+			     "unbalanced: no preload window is open");
 		return;
 	}
 	rt_reserve.window--;
@@ -143,22 +151,17 @@ RCURADIX_API void radix_tree_preload_end(void)
 RCURADIX_API void rcuradix_thread_cache_flush(void)
 {
 	if (rt_reserve.window > 0) {
-		rt_debug_msg("rcuradix_thread_cache_flush: inside a preload window; "
-			     "the reserve is kept for the next insert\n");
+		rt_warn_once(&rt_warned_flush, __func__,
+			     "inside a preload window: the reserve is kept for the next insert");
 		return;
 	}
 	rt_reserve_drain(&rt_reserve);
 	rt_backend_trim();
 }
 
-/* Library unload: drain this thread's reserve and delete the key, so that
- * no later thread exit calls into unmapped code.  Other threads' reserves
- * are abandoned (their memory stays with the allocator). */
-void rt_preload_fini(void)
+/* Exit: give the exiting thread's reserve back, so that leak checkers see
+ * no node held.  (The library is never unloaded before exit: see node.c.) */
+__attribute__((destructor)) static void rt_preload_exit(void)
 {
 	rt_reserve_drain(&rt_reserve);
-	if (rt_reserve_key_ok) {
-		pthread_key_delete(rt_reserve_key);
-		rt_reserve_key_ok = false;
-	}
 }

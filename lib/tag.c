@@ -19,7 +19,7 @@
 
 #include <errno.h>
 
-#include "internal.h"
+#include "tag.h"
 
 static bool rt_tag_valid(unsigned int tag)
 {
@@ -41,16 +41,16 @@ void rt_tag_set_path(struct radix_tree_root *root, const struct rt_path *path,
 	rt_assert_locked(root);
 	while (d-- > 0) {
 		const struct rt_path_step *step = &path->step[d];
-		unsigned long old = step->node->tags[tag];
+		unsigned long old = rt_bits_locked(root, step->node->tags[tag]);
 
 		if ((old & bits) == bits)
 			return;
-		rt_tag_store(step->node->tags[tag], old | bits);
+		rt_bits_store(step->node->tags[tag], old | bits);
 		if (old)
 			return;  /* the node was already tagged: ancestors are */
 		bits = d ? 1UL << path->step[d - 1].offset : 0;
 	}
-	rt_tag_store(root->tags, root->tags | (1UL << tag));
+	rt_bits_store(root->tags, rt_bits_locked(root, root->tags) | (1UL << tag));
 }
 
 /*
@@ -67,16 +67,16 @@ void rt_tag_clear_path(struct radix_tree_root *root, const struct rt_path *path,
 	rt_assert_locked(root);
 	while (d-- > 0) {
 		const struct rt_path_step *step = &path->step[d];
-		unsigned long old = step->node->tags[tag];
+		unsigned long old = rt_bits_locked(root, step->node->tags[tag]);
 
 		if (!(old & bits))
 			return;
-		rt_tag_store(step->node->tags[tag], old & ~bits);
+		rt_bits_store(step->node->tags[tag], old & ~bits);
 		if (old & ~bits)
 			return;  /* the node keeps another tagged slot */
 		bits = d ? 1UL << path->step[d - 1].offset : 0;
 	}
-	rt_tag_store(root->tags, root->tags & ~(1UL << tag));
+	rt_bits_store(root->tags, rt_bits_locked(root, root->tags) & ~(1UL << tag));
 }
 
 /* Clear every tag of the item in @path's leaf slot (delete). */
@@ -86,7 +86,7 @@ void rt_tags_clear_slot(struct radix_tree_root *root, const struct rt_path *path
 	unsigned int tag;
 
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-		if (leaf->node->tags[tag] & (1UL << leaf->offset))
+		if (rt_bits_locked(root, leaf->node->tags[tag]) & (1UL << leaf->offset))
 			rt_tag_clear_path(root, path, tag, 1UL << leaf->offset);
 }
 
@@ -94,35 +94,34 @@ typedef void rt_tag_op(struct radix_tree_root *, const struct rt_path *, unsigne
 		       unsigned long);
 
 static void *rt_tag_change(struct radix_tree_root *root, unsigned long index, unsigned int tag,
-			   rt_tag_op *op)
+			   rt_tag_op *op, const char *fn)
 {
 	struct rt_path path;
 	void **slot;
 	void *item = NULL;
 
-	if (!root || !root->flavor || !rt_tag_valid(tag))
+	if (!rt_tag_valid(tag) || rt_writer_enter(root, fn))
 		return NULL;
-	rt_lock(root);
 	slot = rt_descend(root, index, &path);
-	if (slot && *slot) {
-		item = *slot;
+	if (slot && (item = rt_entry_locked(root, *slot)))
 		op(root, &path, tag, 1UL << rt_path_leaf(&path)->offset);
-	}
-	rt_unlock(root);
+	rt_writer_exit(root);
 	return item;
 }
 
 RCURADIX_API void *radix_tree_tag_set(struct radix_tree_root *root, unsigned long index,
 				      unsigned int tag)
 {
-	return rt_tag_change(root, index, tag, rt_tag_set_path);
+	return rt_tag_change(root, index, tag, rt_tag_set_path, __func__);
 }
 
 RCURADIX_API void *radix_tree_tag_clear(struct radix_tree_root *root, unsigned long index,
 					unsigned int tag)
 {
-	return rt_tag_change(root, index, tag, rt_tag_clear_path);
+	return rt_tag_change(root, index, tag, rt_tag_clear_path, __func__);
 }
+
+static int rt_warned_tag_get;
 
 RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned long index,
 				    unsigned int tag)
@@ -130,14 +129,20 @@ RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned
 	unsigned int offset = rt_offset(index, 0);
 	void **slot;
 
-	if (!rt_tag_valid(tag))
-		return -EINVAL;
+	if (!rt_tag_valid(tag)) {
+		/* Any non-zero value would read as "tagged" to kernel-style
+		 * callers: report the misuse and answer "not tagged". */
+		rt_warn_once(&rt_warned_tag_get, __func__, "invalid tag %u (RADIX_TREE_MAX_TAGS is %d)",
+			     tag, RADIX_TREE_MAX_TAGS);
+		return 0;
+	}
 	if (!root)
 		return 0;
+	rt_reader_check(root, __func__);
 	slot = rt_descend(root, index, NULL);
-	if (!slot || !rt_load(*slot))
+	if (!slot || !rt_entry_rcu(*slot))
 		return 0;
-	return rt_tag_load(rt_slot_node(slot, offset)->tags[tag]) & (1UL << offset) ? 1 : -1;
+	return (rt_bits_rcu(rt_slot_node(slot, offset)->tags[tag]) >> offset) & 1UL;
 }
 
 RCURADIX_API int radix_tree_tagged(const struct radix_tree_root *root, unsigned int tag)
@@ -145,7 +150,7 @@ RCURADIX_API int radix_tree_tagged(const struct radix_tree_root *root, unsigned 
 	if (!root || !rt_tag_valid(tag))
 		return 0;
 	/* One load of the summary word; may be stale (guarantee E). */
-	return (rt_tag_load(root->tags) >> tag) & 1UL;
+	return (rt_bits_rcu(root->tags) >> tag) & 1UL;
 }
 
 /*
@@ -163,19 +168,17 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
 	unsigned long tagged = 0, next;
 	void **slot;
 
-	if (!root || !root->flavor || !first_indexp || !nr_to_tag || *first_indexp > last_index ||
-	    !rt_tag_valid(fromtag) || !rt_tag_valid(totag))
+	if (!first_indexp || !nr_to_tag || *first_indexp > last_index || !rt_tag_valid(fromtag) ||
+	    !rt_tag_valid(totag) || rt_writer_enter(root, __func__))
 		return 0;
 	next = last_index + 1;  /* wraps to 0 at ULONG_MAX, as in the kernel */
-	rt_lock(root);
 	radix_tree_iter_init(&iter, *first_indexp);
 	while ((slot = radix_tree_next_chunk(root, &iter, RADIX_TREE_ITER_TAGGED | fromtag))) {
 		unsigned int offset = rt_offset(iter.index, 0);
 		unsigned long bits = iter.tags;  /* fromtag bits from here on, leaf positions */
 		struct rt_path path;
 
-		/* The next tagged item may lie beyond the range (the first
-		 * version forgot this and tagged it: tests/tags.c). */
+		/* The next tagged item may lie beyond the range. */
 		if (iter.index > last_index)
 			break;
 		if (last_index - iter.index < RT_MAP_SIZE - 1 - offset)
@@ -195,7 +198,7 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
 		if (iter.next_index == 0 || iter.next_index > last_index)
 			break;
 	}
-	rt_unlock(root);
+	rt_writer_exit(root);
 	*first_indexp = next;
 	return tagged;
 }

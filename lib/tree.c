@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tree.c - initialisation, the tree lock, lookup, insert, delete, shrink,
- * replace_slot, destroy.
+ * tree.c - lookups, and the writers that change the shape of a tree:
+ * insert, delete (and iter_delete), shrink, replace_slot, destroy.
  *
  * Publication discipline (every change a reader can see):
  *   insert  builds every new node privately (plain stores into memory no
@@ -18,87 +18,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "preload.h"
+#include "tag.h"
 
-/*
- * The default flavor, if the program links liburcu-memb.  Weak: the library
- * itself must not pull in any flavor library, so that one shared object
- * serves them all.
- */
-extern const struct rcu_flavor_struct urcu_memb_flavor __attribute__((weak));
-
-/* ---- the tree lock ----------------------------------------------------- */
-
-/* Its address identifies the thread.  initial-exec: one byte of static TLS
- * instead of a __tls_get_addr() call on every lock and unlock. */
-static __thread char rt_self __attribute__((tls_model("initial-exec")));
-
-unsigned long rt_thread_id(void)
-{
-	return (unsigned long)(uintptr_t)&rt_self;
-}
-
-void rt_lock(struct radix_tree_root *root)
-{
-	unsigned long self = rt_thread_id();
-
-	if (CMM_LOAD_SHARED(root->owner) == self) {
-		root->depth++;
-		return;
-	}
-	pthread_mutex_lock(&root->lock);
-	/* Read racily by other threads in rt_lock_held(): they compare with
-	 * their own id, which this value never equals; the volatile store only
-	 * keeps the compiler from splitting it. */
-	CMM_STORE_SHARED(root->owner, self);
-	root->depth = 1;
-}
-
-void rt_unlock(struct radix_tree_root *root)
-{
-	if (!rt_lock_held(root)) {
-		rt_debug_msg("radix_tree_unlock: the calling thread does not hold the lock\n");
-		return;
-	}
-	if (--root->depth)
-		return;
-	CMM_STORE_SHARED(root->owner, 0UL);
-	pthread_mutex_unlock(&root->lock);
-}
-
-RCURADIX_API void radix_tree_lock(struct radix_tree_root *root)
-{
-	if (root)
-		rt_lock(root);
-}
-
-RCURADIX_API void radix_tree_unlock(struct radix_tree_root *root)
-{
-	if (root)
-		rt_unlock(root);
-}
-
-/* ---- init and readers -------------------------------------------------- */
-
-RCURADIX_API void radix_tree_init_flavor(struct radix_tree_root *root, gfp_t gfp_mask,
-					 const struct rcu_flavor_struct *flavor)
-{
-	if (!root)
-		return;
-	memset(root, 0, sizeof(*root));
-	root->gfp_mask = gfp_mask;
-	root->flavor = flavor ? flavor : &urcu_memb_flavor;
-	if (!root->flavor)
-		fprintf(stderr, "rcuradix: radix_tree_init_flavor: no flavor given and "
-				"liburcu-memb is not linked; the tree refuses every write\n");
-	pthread_mutex_init(&root->lock, NULL);
-}
-
-/* A tree writers may modify: non-NULL and bound to a flavor. */
-static bool rt_root_writable(const struct radix_tree_root *root)
-{
-	return root && root->flavor;
-}
+/* ---- readers ---------------------------------------------------------- */
 
 RCURADIX_API void *radix_tree_lookup(const struct radix_tree_root *root, unsigned long index)
 {
@@ -106,8 +29,9 @@ RCURADIX_API void *radix_tree_lookup(const struct radix_tree_root *root, unsigne
 
 	if (!root)
 		return NULL;
+	rt_reader_check(root, __func__);
 	slot = rt_descend(root, index, NULL);
-	return slot ? rt_load(*slot) : NULL;
+	return slot ? rt_entry_rcu(*slot) : NULL;
 }
 
 RCURADIX_API void **radix_tree_lookup_slot(const struct radix_tree_root *root,
@@ -117,8 +41,9 @@ RCURADIX_API void **radix_tree_lookup_slot(const struct radix_tree_root *root,
 
 	if (!root)
 		return NULL;
+	rt_reader_check(root, __func__);
 	slot = rt_descend(root, index, NULL);
-	return slot && rt_load(*slot) ? slot : NULL;
+	return slot && rt_entry_rcu(*slot) ? slot : NULL;
 }
 
 RCURADIX_API int radix_tree_empty(const struct radix_tree_root *root)
@@ -165,7 +90,7 @@ static void *rt_build_path(struct rt_node **nodes, unsigned int nr, unsigned lon
 static void *rt_build_growth(struct radix_tree_root *root, struct rt_node **nodes,
 			     unsigned int nr, void *top, unsigned long index, void *sub)
 {
-	unsigned long root_tags = root->tags;
+	unsigned long root_tags = rt_bits_locked(root, root->tags);
 	unsigned int level = rt_entry_level(top);
 	struct rt_node *node = NULL;
 	unsigned int i, tag;
@@ -190,18 +115,18 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 	struct rt_node *nodes[RT_PRELOAD_SIZE];
 	struct rt_path path;
 	void **slot = rt_descend(root, index, &path);
-	void *top = root->rnode;
+	void *top = rt_entry_locked(root, root->rnode);
 	unsigned int nr_grow = 0, nr_path;
 	void *sub;
 
-	rt_assert_locked(root);
 	if (slot) {
 		struct rt_path_step *leaf = rt_path_leaf(&path);
 
-		if (*slot)
+		if (rt_entry_locked(root, *slot))
 			return -EEXIST;
 		/* The leaf exists: the item is the only thing to publish. */
-		rt_slot_set(leaf->node, leaf->offset, item);
+		rt_slot_set(root, leaf->node, leaf->offset, item);
+		root->nr_items++;
 		return 0;
 	}
 	if (!top) {
@@ -217,6 +142,7 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 	if (rt_nodes_get(nodes, nr_grow + nr_path, rt_may_alloc(root->gfp_mask)))
 		return -ENOMEM;
 	root->nr_nodes += nr_grow + nr_path;
+	root->nr_items++;
 	sub = rt_build_path(nodes + nr_grow, nr_path, index, item);
 	if (!top) {
 		/* Publish: the whole new tree becomes reachable at once. */
@@ -229,20 +155,39 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 		struct rt_path_step *parent = rt_path_leaf(&path);
 
 		/* Publish: the new subtree into the existing parent's slot. */
-		rt_slot_set(parent->node, parent->offset, sub);
+		rt_slot_set(root, parent->node, parent->offset, sub);
 	}
 	return 0;
 }
+
+#ifdef RT_DEBUG
+/* Debug builds: a tree that may not allocate inside insert (GFP_ATOMIC,
+ * GFP_NOWAIT) must be filled inside a preload window.  Leftover reserve
+ * nodes would otherwise let a missing preload pass in tests and fail in
+ * production. */
+static void rt_insert_check_preload(const struct radix_tree_root *root)
+{
+	if (uatomic_read(&rt_debug_strict) && !rt_may_alloc(root->gfp_mask) &&
+	    !rt_preload_window_open())
+		rt_die("radix_tree_insert", "insert into a tree whose gfp_mask may not "
+					    "allocate (GFP_ATOMIC) outside a preload window");
+}
+#else
+#define rt_insert_check_preload(root) ((void)0)
+#endif
 
 RCURADIX_API int radix_tree_insert(struct radix_tree_root *root, unsigned long index, void *item)
 {
 	int ret;
 
-	if (!rt_root_writable(root) || !rt_item_valid(item))
+	if (!rt_item_valid(item))
 		return -EINVAL;
-	rt_lock(root);
+	ret = rt_writer_enter(root, __func__);
+	if (ret)
+		return ret;
+	rt_insert_check_preload(root);
 	ret = rt_insert_locked(root, index, item);
-	rt_unlock(root);
+	rt_writer_exit(root);
 	return ret;
 }
 
@@ -256,26 +201,26 @@ RCURADIX_API int radix_tree_insert(struct radix_tree_root *root, unsigned long i
  */
 static void rt_shrink(struct radix_tree_root *root)
 {
-	void *top = root->rnode;
+	void *top = rt_entry_locked(root, root->rnode);
 	void *entry = top;
 	struct rt_node *node;
 
 	if (!top)
 		return;
 	node = rt_entry_node(top);
-	if (!node->present) {
+	if (!rt_bits_locked(root, node->present)) {
 		/* Unpublish the last node, then free it after a grace period. */
 		rt_publish(root->rnode, NULL);
-		rt_tag_store(root->tags, 0UL);
+		rt_bits_store(root->tags, 0UL);
 		root->nr_nodes--;
 		rt_node_free_deferred(root, node);
 		return;
 	}
 	while (rt_entry_level(entry) > 0) {
 		node = rt_entry_node(entry);
-		if (node->present != 1UL)  /* only slot 0 in use */
+		if (rt_bits_locked(root, node->present) != 1UL)  /* only slot 0 in use */
 			break;
-		entry = node->slots[0];
+		entry = rt_entry_locked(root, node->slots[0]);
 	}
 	if (entry == top)
 		return;
@@ -286,31 +231,35 @@ static void rt_shrink(struct radix_tree_root *root)
 		void *next;
 
 		node = rt_entry_node(top);
-		next = node->slots[0];  /* read before the node is handed to call_rcu */
+		/* Read before the node is handed to call_rcu. */
+		next = rt_entry_locked(root, node->slots[0]);
 		root->nr_nodes--;
 		rt_node_free_deferred(root, node);
 		top = next;
 	}
 }
 
-void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bool *leaf_freed)
+/* Delete the item in @path's leaf slot; *@leaf_freed (if given) says
+ * whether the leaf was emptied and unlinked. */
+static void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bool *leaf_freed)
 {
 	struct rt_path_step *leaf = rt_path_leaf(path);
-	void *item = leaf->node->slots[leaf->offset];
+	void *item = rt_entry_locked(root, leaf->node->slots[leaf->offset]);
 	unsigned int d;
 
-	rt_assert_locked(root);
 	rt_tags_clear_slot(root, path);
 	/* Unpublish the item: readers now find NULL (or still the item, until
 	 * they reload); the caller frees it after a grace period. */
-	rt_slot_clear(leaf->node, leaf->offset);
+	rt_slot_clear(root, leaf->node, leaf->offset);
+	root->nr_items--;
 	if (leaf_freed)
-		*leaf_freed = !leaf->node->present;
-	for (d = path->depth - 1; d > 0 && !path->step[d].node->present; d--) {
+		*leaf_freed = !rt_bits_locked(root, leaf->node->present);
+	for (d = path->depth - 1;
+	     d > 0 && !rt_bits_locked(root, path->step[d].node->present); d--) {
 		struct rt_path_step *parent = &path->step[d - 1];
 
 		/* Unpublish the empty node, then free it after a grace period. */
-		rt_slot_clear(parent->node, parent->offset);
+		rt_slot_clear(root, parent->node, parent->offset);
 		root->nr_nodes--;
 		rt_node_free_deferred(root, path->step[d].node);
 	}
@@ -324,35 +273,86 @@ RCURADIX_API void *radix_tree_delete(struct radix_tree_root *root, unsigned long
 	void **slot;
 	void *item = NULL;
 
-	if (!rt_root_writable(root))
+	if (rt_writer_enter(root, __func__))
 		return NULL;
-	rt_lock(root);
 	slot = rt_descend(root, index, &path);
-	if (slot && *slot)
+	if (slot && rt_entry_locked(root, *slot))
 		item = rt_delete_at(root, &path, NULL);
-	rt_unlock(root);
+	rt_writer_exit(root);
+	return item;
+}
+
+RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
+					  struct radix_tree_iter *iter, void **slot)
+{
+	struct rt_path path;
+	bool leaf_freed = false;
+	void *item = NULL;
+
+	if (!iter || !slot || rt_root_check(root, __func__))
+		return NULL;
+	/* The contract: the caller holds the lock for the whole walk. */
+	rt_require_lock(root, __func__);
+	if (rt_writer_enter(root, __func__))
+		return NULL;
+	if (rt_descend(root, iter->index, &path) == slot && rt_entry_locked(root, *slot)) {
+		item = rt_delete_at(root, &path, &leaf_freed);
+		/* A freed leaf must not be read again: end the chunk here, the
+		 * next step re-descends from the following key (the leaf was
+		 * empty, so nothing is skipped). */
+		if (leaf_freed)
+			radix_tree_iter_resume(slot, iter);
+	}
+	rt_writer_exit(root);
 	return item;
 }
 
 /* ---- replace_slot and destroy ------------------------------------------ */
 
+#ifdef RT_DEBUG
+/* Is @slot a leaf slot of the subtree of @entry (debug builds: a full
+ * search, since a slot does not say which node it is in)? */
+static bool rt_slot_in_subtree(const struct radix_tree_root *root, void *entry, void **slot)
+{
+	struct rt_node *node = rt_entry_node(entry);
+	unsigned int i;
+
+	if (rt_entry_level(entry) == 0)
+		return slot >= node->slots && slot < node->slots + RT_MAP_SIZE;
+	for (i = 0; i < RT_MAP_SIZE; i++) {
+		void *child = rt_entry_locked(root, node->slots[i]);
+
+		if (child && rt_slot_in_subtree(root, child, slot))
+			return true;
+	}
+	return false;
+}
+#endif
+
 RCURADIX_API void radix_tree_replace_slot(struct radix_tree_root *root, void **slot, void *item)
 {
-	if (!rt_root_writable(root) || !slot || !rt_item_valid(item)) {
-		rt_debug_msg("radix_tree_replace_slot: NULL root/slot or invalid item refused\n");
-		return;
-	}
-	if (!rt_lock_held(root)) {
-		rt_debug_msg("radix_tree_replace_slot: the tree lock is not held; refused\n");
-		return;
-	}
-	if (!*slot) {
-		rt_debug_msg("radix_tree_replace_slot: the slot holds no item; refused\n");
-		return;
-	}
+	static const char fn[] = "radix_tree_replace_slot";
+	void *old;
+
+	if (!root || !slot)
+		rt_die(fn, "NULL %s", root ? "slot" : "root");
+	if (!rt_item_valid(item))
+		rt_die(fn, "item %p is NULL or not 4-byte aligned (delete with radix_tree_delete())",
+		       item);
+	rt_require_lock(root, fn);
+	if (rt_writer_enter(root, fn))
+		rt_die(fn, "tree not initialised");
+	old = rt_entry_locked(root, *slot);
+	if (!old || rt_is_internal(old))
+		rt_die(fn, "the slot holds no item (deleted, or not a slot of this tree)");
+#ifdef RT_DEBUG
+	if (!rt_slot_in_subtree(root, rt_entry_locked(root, root->rnode), slot))
+		rt_die(fn, "the slot is not in this tree");
+#endif
 	/* Publish the new item: readers load the old or the new one, and see
 	 * the new one initialised. */
 	rt_publish(*slot, item);
+	rt_writer_exit(root);
 }
 
 /* Queue a detached subtree to call_rcu, children before parents: a node's
@@ -363,9 +363,12 @@ static void rt_free_subtree(const struct radix_tree_root *root, void *entry)
 	unsigned int i;
 
 	if (rt_entry_level(entry) > 0)
-		for (i = 0; i < RT_MAP_SIZE; i++)
-			if (node->slots[i])
-				rt_free_subtree(root, node->slots[i]);
+		for (i = 0; i < RT_MAP_SIZE; i++) {
+			void *child = rt_entry_locked(root, node->slots[i]);
+
+			if (child)
+				rt_free_subtree(root, child);
+		}
 	rt_node_free_deferred(root, node);
 }
 
@@ -373,16 +376,16 @@ RCURADIX_API void radix_tree_destroy(struct radix_tree_root *root)
 {
 	void *top;
 
-	if (!rt_root_writable(root))
+	if (rt_writer_enter(root, __func__))
 		return;
-	rt_lock(root);
-	top = root->rnode;
+	top = rt_entry_locked(root, root->rnode);
 	/* Unpublish everything at once; readers inside a read-side section
 	 * keep a consistent old tree until their grace period ends. */
 	rt_publish(root->rnode, NULL);
-	rt_tag_store(root->tags, 0UL);
+	rt_bits_store(root->tags, 0UL);
 	if (top)
 		rt_free_subtree(root, top);
 	root->nr_nodes = 0;
-	rt_unlock(root);
+	root->nr_items = 0;
+	rt_writer_exit(root);
 }

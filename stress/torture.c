@@ -625,12 +625,10 @@ static void r_gang_tag(struct reader *r)
 static void r_gang_tag_slot(struct reader *r)
 {
 	void **slots[MAX_GANG];
-	unsigned long indices[MAX_GANG];
 	unsigned long first = reader_key(r);
 	unsigned int tag = (unsigned int)trand_below(&r->rng, opt.tags);
 	unsigned long epoch = reader_epoch();
-	unsigned int n = radix_tree_gang_lookup_tag_slot(&tree, slots, indices, first, opt.gang,
-							 tag);
+	unsigned int n = radix_tree_gang_lookup_tag_slot(&tree, slots, first, opt.gang, tag);
 	struct seq_check sc;
 
 	tcount(&r->ops[R_GANG_TAG_SLOT]);
@@ -640,10 +638,14 @@ static void r_gang_tag_slot(struct reader *r)
 		void *p = rcu_dereference(*slots[i]);
 		const struct titem *item;
 
-		if (!seq_key(&sc, indices[i]))
+		/* A slot emptied since (never a stable key's): the kernel's
+		 * five arguments give no key for it, and there is none to check. */
+		if (!p)
+			continue;
+		item = reader_item_any(r, p, "gang_lookup_tag_slot");
+		if (!item || !seq_key(&sc, item->key))
 			return;
-		if (p && (item = reader_item(r, p, indices[i], "gang_lookup_tag_slot")))
-			reader_check_tagged(r, item, tag, "gang_lookup_tag_slot", epoch);
+		reader_check_tagged(r, item, tag, "gang_lookup_tag_slot", epoch);
 	}
 	seq_end(&sc, n < opt.gang);
 }

@@ -17,7 +17,8 @@
 #include <urcu/urcu-memb.h>
 #include <urcu/urcu-qsbr.h>
 
-#include "internal.h"
+#include "preload.h"
+#include "descend.h"
 
 #include <criterion/criterion.h>
 

@@ -27,7 +27,9 @@
  *                  for a grace period and never blocks readers.  Writers free
  *                  nodes with the flavor's call_rcu(), so a writer thread must
  *                  be registered with the flavor too (QSBR: online), as
- *                  liburcu requires of every call_rcu() caller.
+ *                  liburcu requires of every call_rcu() caller.  A writer
+ *                  call entered while the same thread is already inside
+ *                  one (from a signal handler) aborts with a message.
  *   "Any"          no requirement.
  *
  * What a reader may rely on while writers run concurrently:
@@ -60,7 +62,22 @@
  * values are refused with -EINVAL and never stored.
  *
  * Errors follow the kernel's names; where the kernel says "undefined" or
- * BUGs, rcuradix returns an error and changes nothing.
+ * BUGs, rcuradix returns an error and changes nothing.  A broken contract
+ * that no return value can report, where going on would corrupt the tree or
+ * make the caller's next step unsafe (writer state touched without the tree
+ * lock, radix_tree_unlock() by a thread that does not hold it, a writer
+ * call re-entered from a signal handler, replace_slot with a bad item or
+ * slot), prints one line naming the function and the rule, then abort()s,
+ * in release builds too.  Harmless misuse (an unbalanced
+ * radix_tree_preload_end()) prints one line, once.  A zero-filled root that
+ * was never initialised is an empty tree to readers; every call that can
+ * return an error returns one for it (-EINVAL, or NULL) and says, once,
+ * that the tree was not initialised.
+ *
+ * Reader calls take no lock, allocate nothing and write no shared memory:
+ * they may run in a signal handler, inside a read-side section the handler
+ * opened.  Writer calls, radix_tree_lock()/unlock(), preload and the
+ * statistics are not async-signal-safe.
  */
 #ifndef RCURADIX_RADIX_TREE_H
 #define RCURADIX_RADIX_TREE_H
@@ -150,21 +167,45 @@ extern const struct rcu_flavor_struct urcu_memb_flavor;
 /*
  * struct radix_tree_root - a tree.  Public so that it can be embedded and
  * initialised statically; every field is private to the library.
+ *
+ * Layout: the fields every reader loads (rnode, tags) and the read-only
+ * ones (flavor, gfp_mask, flags, the initialised marker) form one group;
+ * the fields every writer call writes (the mutex, owner, depth, the node
+ * and item counts) form another.  Each group is preceded by at least
+ * RADIX_TREE_ROOT_GAP_ bytes of padding, so that for any placement at the
+ * struct's natural 8-byte alignment (embedded in a struct, in malloc()ed
+ * memory, in an array of roots) no 64-byte cache line holds bytes of both
+ * groups, nor a writer field of one root and a reader field of the next: a
+ * writer never makes readers miss by false sharing.  No alignment beyond the
+ * natural one is required.  lib/base.c checks the offsets at compile time.
  */
+#define RADIX_TREE_ROOT_GAP_ 56
 struct radix_tree_root {
+	char rt_gap_readers_[RADIX_TREE_ROOT_GAP_]; /* private. never accessed */
+	/* Reader side: loaded by every reader, written rarely. */
 	void *rnode;            /* private. W: tree lock, rcu_assign_pointer; R: rcu_dereference */
 	unsigned long tags;     /* private. bit t: some item bears tag t. W: tree lock; R: one load */
-	gfp_t gfp_mask;         /* private. set at init, read-only after */
 	const struct rcu_flavor_struct *flavor; /* private. set at init, read-only after */
-	unsigned long nr_nodes; /* private. nodes linked in this tree. W, R: tree lock */
-	unsigned long owner;    /* private. thread holding lock, 0 if none. W: lock holder */
-	unsigned int depth;     /* private. lock recursion depth. W, R: lock holder */
+	gfp_t gfp_mask;         /* private. set at init, read-only after */
+	unsigned int flags;     /* private. set at init, read-only after: kind of tree */
+	unsigned int initialised; /* private. RADIX_TREE_INITIALISED_ once initialised */
+	char rt_gap_writers_[RADIX_TREE_ROOT_GAP_ + 4]; /* private. never accessed */
+	/* Writer side: written by every writer call, never loaded by readers. */
 	pthread_mutex_t lock;   /* private. serialises writers */
+	unsigned long owner;    /* private. thread holding lock, 0 if none. W: lock holder */
+	unsigned long nr_nodes; /* private. nodes linked in this tree. W, R: tree lock */
+	unsigned long nr_items; /* private. items stored in this tree. W, R: tree lock */
+	unsigned int depth;     /* private. lock recursion depth. W, R: lock holder */
 };
 
+/* An initialised root's marker: a zero-filled root is told from an
+ * initialised one by this field, never by a pointer being NULL. */
+#define RADIX_TREE_INITIALISED_ 0x52445831u
+
 /* Positional on purpose: valid in C and C++. */
-#define RADIX_TREE_INIT(name, mask) \
-	{ NULL, 0UL, (mask), &urcu_memb_flavor, 0UL, 0UL, 0U, PTHREAD_MUTEX_INITIALIZER }
+#define RADIX_TREE_INIT(name, mask)						\
+	{ { 0 }, NULL, 0UL, &urcu_memb_flavor, (mask), 0U, RADIX_TREE_INITIALISED_,	\
+	  { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, 0U }
 
 /* RADIX_TREE(name, gfp_mask): define and initialise a tree, static or automatic. */
 #define RADIX_TREE(name, mask) \
@@ -251,10 +292,14 @@ RCURADIX_API void **radix_tree_lookup_slot(const struct radix_tree_root *root, u
  * Readers see the old or the new item (rcu_assign_pointer()).  Free the old
  * item after a grace period.  Deleting goes through radix_tree_delete().
  *
+ * Misuse aborts (one line on stderr naming the rule, then abort()), since
+ * the caller's next step, freeing the old item, would otherwise free an item
+ * still in the tree: the tree lock not held by the calling thread; a NULL
+ * @root or @slot; a NULL or misaligned @item; a slot that holds no item.
+ * Debug builds (--enable-debug) also check that @slot belongs to @root.
+ *
  * Context: Writer; the caller must hold the tree lock (radix_tree_lock()).
- * Return: nothing.  A NULL or misaligned @item, a NULL @root or @slot, or a
- *         slot that holds no item is refused and nothing changes (debug
- *         builds print why on stderr).
+ * Return: nothing.
  */
 RCURADIX_API void radix_tree_replace_slot(struct radix_tree_root *root, void **slot, void *item);
 
@@ -304,7 +349,8 @@ RCURADIX_API void radix_tree_lock(struct radix_tree_root *root);
  * radix_tree_unlock() - release one level of the tree lock.
  *
  * Context: the calling thread holds the lock.  An unlock by a thread that
- * does not hold it changes nothing (debug builds print a message).
+ * does not hold it is misuse: one line on stderr, then abort().  A NULL
+ * @root is ignored.
  * Return: nothing.
  */
 RCURADIX_API void radix_tree_unlock(struct radix_tree_root *root);
@@ -362,10 +408,14 @@ RCURADIX_API void *radix_tree_tag_clear(struct radix_tree_root *root, unsigned l
 /**
  * radix_tree_tag_get() - does the item at @index bear @tag?
  *
+ * As in every kernel since 2.6.17, so that `if (radix_tree_tag_get(...))`
+ * means "tagged".  An invalid @tag is misuse: one line on stderr (once per
+ * process) and 0.
+ *
  * Context: RCU reader (may be stale, guarantee E; exact under the lock).
- * Return: 1 if the item bears @tag; -1 if an item is present without @tag;
- *         0 if @index holds nothing (or @root is NULL); -EINVAL if @tag >=
- *         RADIX_TREE_MAX_TAGS.
+ * Return: 1 if the item at @index bears @tag; 0 otherwise (no item, an item
+ *         without @tag, @tag >= RADIX_TREE_MAX_TAGS, or a NULL or
+ *         uninitialised @root).
  */
 RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned long index,
 				    unsigned int tag);
@@ -395,15 +445,16 @@ RCURADIX_API unsigned int radix_tree_gang_lookup_tag(const struct radix_tree_roo
 
 /**
  * radix_tree_gang_lookup_tag_slot() - like gang_lookup_tag, returning slots.
- * @indices: if not NULL, receives the key of each slot.
+ *
+ * The kernel's five arguments: a walk (radix_tree_for_each_tagged) gives
+ * the keys too.
  *
  * Context: RCU reader.
  * Return: number of slots stored; 0 if @tag is invalid, @max_items is 0, or
  *         @root or @results is NULL.
  */
 RCURADIX_API unsigned int radix_tree_gang_lookup_tag_slot(const struct radix_tree_root *root,
-							  void ***results, unsigned long *indices,
-							  unsigned long first_index,
+							  void ***results, unsigned long first_index,
 							  unsigned int max_items, unsigned int tag);
 
 /**
@@ -662,9 +713,9 @@ RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *
  * walk calls radix_tree_iter_resume() first.
  *
  * Context: Writer; the caller must hold the tree lock (radix_tree_lock())
- * for the whole walk.
- * Return: the deleted item, or NULL if the slot held nothing (or an
- *         argument is NULL).
+ * for the whole walk: without it, one line on stderr, then abort().
+ * Return: the deleted item, or NULL if @slot is not the iterator's current
+ *         slot or held nothing, or an argument is NULL.
  */
 RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
 					  struct radix_tree_iter *iter, void **slot);
@@ -675,11 +726,20 @@ RCURADIX_INLINE unsigned long radix_tree_iter_index(const struct radix_tree_iter
 	return iter->index;
 }
 
+/* The address of @slot in words: the key of a slot is the chunk's bias plus
+ * this.  A function-style cast in C++, so that the header compiles under
+ * -Wold-style-cast. */
+#ifdef __cplusplus
+#define RCURADIX_SLOT_WORD_(slot) (reinterpret_cast<unsigned long>(slot) / sizeof(void *))
+#else
+#define RCURADIX_SLOT_WORD_(slot) ((unsigned long)(slot) / sizeof(void *))
+#endif
+
 /* Key of @slot in the current chunk. */
 RCURADIX_INLINE unsigned long radix_tree_iter_key(const struct radix_tree_iter *iter,
 						  void **slot)
 {
-	return iter->bias + (unsigned long)((unsigned long)slot / sizeof(void *));
+	return iter->bias + RCURADIX_SLOT_WORD_(slot);
 }
 
 /*
@@ -691,7 +751,7 @@ RCURADIX_INLINE unsigned long radix_tree_iter_key(const struct radix_tree_iter *
 RCURADIX_INLINE void **radix_tree_next_run(void **slot, struct radix_tree_iter *iter,
 					   unsigned int flags)
 {
-	unsigned long pos = (unsigned long)(slot - iter->chunk);
+	unsigned long pos = slot - iter->chunk;
 	unsigned long rest, len;
 
 	rest = pos < sizeof(unsigned long) * 8 ? iter->tags >> pos : 0;
@@ -704,7 +764,9 @@ RCURADIX_INLINE void **radix_tree_next_run(void **slot, struct radix_tree_iter *
 	}
 	slot += __builtin_ctzl(rest);
 	rest >>= __builtin_ctzl(rest);
-	len = ~rest ? (unsigned long)__builtin_ctzl(~rest) : sizeof(unsigned long) * 8;
+	len = sizeof(unsigned long) * 8;
+	if (~rest)
+		len = __builtin_ctzl(~rest);
 	iter->run_end = slot + len;
 	iter->index = radix_tree_iter_key(iter, slot);
 	return slot;
@@ -779,22 +841,26 @@ RCURADIX_INLINE void **radix_tree_walk_step(void **slot, struct radix_tree_iter 
  * The walks.  Inside the body, iter->index is the key of *slot; read the item
  * with rcu_dereference(*slot) and skip it if NULL (deleted concurrently).
  * Break out freely; call radix_tree_iter_resume() before leaving the
- * read-side section or the lock inside the loop.  @slot must be a variable
- * name: each walk declares, in a scope of its own, the two locals of
- * radix_tree_walk_step() named after it (slot##_rt_end, slot##_rt_key), so
- * that nested walks over different slot variables do not shadow each other.
- * The outer one-shot loop only scopes them; a break ends both.
+ * read-side section or the lock inside the loop.  @slot is any lvalue of
+ * type void ** (a variable, w->slot, slots[i]), as in the kernel.  Each walk
+ * declares, in a scope of its own, the two locals of radix_tree_walk_step(),
+ * named with a number unique to the expansion (__COUNTER__), so that nested
+ * walks never shadow each other.  The outer one-shot loop only scopes them;
+ * a break ends both.
  */
 #define RADIX_TREE_WALK_(slot, root, iter, start, chunk_flags, step_flags)		\
-	for (unsigned long slot##_rt_key = 0, slot##_rt_once = 1; slot##_rt_once;	\
-	     slot##_rt_once = 0)							\
-		for (void **slot##_rt_end = ((slot) = radix_tree_iter_init(iter, start), \
-					     (void **)0);				\
+	RADIX_TREE_WALK_ID_(slot, root, iter, start, chunk_flags, step_flags, __COUNTER__)
+#define RADIX_TREE_WALK_ID_(slot, root, iter, start, chunk_flags, step_flags, id)	\
+	RADIX_TREE_WALK_N_(slot, root, iter, start, chunk_flags, step_flags, id)
+#define RADIX_TREE_WALK_N_(slot, root, iter, start, chunk_flags, step_flags, id)	\
+	for (unsigned long rt_walk_key_##id = 0, rt_walk_once_##id = 1;		\
+	     rt_walk_once_##id; rt_walk_once_##id = 0)					\
+		for (void **rt_walk_end_##id = ((slot) = radix_tree_iter_init(iter, start)); \
 		     (slot) || ((slot) = radix_tree_walk_chunk(root, iter, chunk_flags,	\
-							       &slot##_rt_end,		\
-							       &slot##_rt_key));	\
+							       &rt_walk_end_##id,	\
+							       &rt_walk_key_##id));	\
 		     (slot) = radix_tree_walk_step(slot, iter, step_flags,		\
-						   &slot##_rt_end, &slot##_rt_key))
+						   &rt_walk_end_##id, &rt_walk_key_##id))
 
 #define radix_tree_for_each_slot(slot, root, iter, start)			\
 	RADIX_TREE_WALK_(slot, root, iter, start, 0, 0)

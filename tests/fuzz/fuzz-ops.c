@@ -42,7 +42,8 @@
 
 #include <urcu/urcu-memb.h>
 
-#include "internal.h"
+#include "preload.h"
+#include "descend.h"
 
 #include <sanitizer/asan_interface.h>
 

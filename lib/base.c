@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * base.c - misuse reports, thread identity, the tree lock, writer entry and
+ * exit, root initialisation and the root layout checks.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base.h"
+
+/*
+ * The default flavor, if the program links liburcu-memb.  Weak: the library
+ * itself must not pull in any flavor library, so that one shared object
+ * serves them all.
+ */
+extern const struct rcu_flavor_struct urcu_memb_flavor __attribute__((weak));
+
+/* ---- the root's layout ------------------------------------------------- */
+
+/* The reader group (rnode .. initialised) and the writer group (lock ..
+ * depth) of struct radix_tree_root, see its comment in the header. */
+#define RT_READERS_FIRST offsetof(struct radix_tree_root, rnode)
+#define RT_READERS_END (offsetof(struct radix_tree_root, initialised) + sizeof(unsigned int))
+#define RT_WRITERS_FIRST offsetof(struct radix_tree_root, lock)
+#define RT_WRITERS_END (offsetof(struct radix_tree_root, depth) + sizeof(unsigned int))
+/*
+ * With both ends of each group 8-byte aligned, a gap of 56 bytes or more
+ * between the last byte of one group and the first of the other puts them
+ * in different 64-byte lines wherever the root lies (the last byte of a
+ * group is at least 7 bytes into its line).  The tail gap plus the next
+ * root's leading gap protect arrays of roots the same way.
+ */
+#define RT_MIN_GAP 56
+_Static_assert(RT_READERS_FIRST >= RT_MIN_GAP, "gap before the reader fields");
+_Static_assert(RT_WRITERS_FIRST - RT_READERS_END >= RT_MIN_GAP,
+	       "gap between the reader and writer fields");
+_Static_assert(sizeof(struct radix_tree_root) - RT_WRITERS_END + RT_READERS_FIRST >= RT_MIN_GAP,
+	       "gap between one root's writer fields and the next root's reader fields");
+_Static_assert(RT_WRITERS_FIRST % 8 == 0 && RT_READERS_FIRST % 8 == 0 &&
+		       sizeof(struct radix_tree_root) % 8 == 0,
+	       "groups start 8-byte aligned");
+
+/* ---- misuse reports ---------------------------------------------------- */
+
+/* Format one line and write it with one write(2), so that lines from
+ * several threads, or from a signal handler, do not interleave. */
+static void rt_report(const char *fn, const char *fmt, va_list ap)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "rcuradix: %s: ", fn);
+
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
+	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;  /* nowhere left to report to */
+}
+
+void rt_die(const char *fn, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rt_report(fn, fmt, ap);
+	va_end(ap);
+	abort();
+}
+
+void rt_warn_once(int *once, const char *fn, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* Atomic exchange: of several threads misusing at once, one reports. */
+	if (uatomic_xchg(once, 1))
+		return;
+	va_start(ap, fmt);
+	rt_report(fn, fmt, ap);
+	va_end(ap);
+}
+
+#ifdef RT_DEBUG
+void rt_assert_fail(const char *cond, const char *file, int line, const char *func)
+{
+	rt_die(func, "%s:%d: assertion '%s' failed", file, line, cond);
+}
+#endif
+
+/* ---- thread identity and the tree lock --------------------------------- */
+
+/* Its address identifies the thread.  initial-exec: one byte of static TLS
+ * instead of a __tls_get_addr() call on every lock and unlock. */
+static __thread char rt_self __attribute__((tls_model("initial-exec")));
+
+unsigned long rt_thread_id(void)
+{
+	return (unsigned long)(uintptr_t)&rt_self;
+}
+
+void rt_lock(struct radix_tree_root *root)
+{
+	unsigned long self = rt_thread_id();
+
+	if (CMM_LOAD_SHARED(root->owner) == self) {
+		root->depth++;
+		return;
+	}
+	rt_pthread_check(pthread_mutex_lock(&root->lock));
+	/* Read racily by other threads in rt_lock_held(): they compare with
+	 * their own id, which this value never equals; the volatile store
+	 * only keeps the compiler from splitting it. */
+	CMM_STORE_SHARED(root->owner, self);
+	root->depth = 1;
+}
+
+void rt_unlock(struct radix_tree_root *root, const char *fn)
+{
+	if (!rt_lock_held(root))
+		rt_die(fn, "tree lock not held by this thread");
+	if (--root->depth)
+		return;
+	/* Cleared before the mutex is released: the next owner stores its
+	 * own id after acquiring it, so this store never overwrites it. */
+	CMM_STORE_SHARED(root->owner, 0UL);
+	rt_pthread_check(pthread_mutex_unlock(&root->lock));
+}
+
+RCURADIX_API void radix_tree_lock(struct radix_tree_root *root)
+{
+	if (root)
+		rt_lock(root);
+}
+
+RCURADIX_API void radix_tree_unlock(struct radix_tree_root *root)
+{
+	if (root)
+		rt_unlock(root, "radix_tree_unlock");
+}
+
+void rt_require_lock(const struct radix_tree_root *root, const char *fn)
+{
+	if (!rt_lock_held(root))
+		rt_die(fn, "tree lock not held by this thread");
+}
+
+/* ---- roots ------------------------------------------------------------- */
+
+RCURADIX_API void radix_tree_init_flavor(struct radix_tree_root *root, gfp_t gfp_mask,
+					 const struct rcu_flavor_struct *flavor)
+{
+	if (!root)
+		return;
+	memset(root, 0, sizeof(*root));
+	root->gfp_mask = gfp_mask;
+	root->flavor = flavor ? flavor : &urcu_memb_flavor;
+	if (!root->flavor)
+		fprintf(stderr, "rcuradix: radix_tree_init_flavor: no flavor given and "
+				"liburcu-memb is not linked; the tree refuses every write\n");
+	rt_pthread_check(pthread_mutex_init(&root->lock, NULL));
+	root->initialised = RADIX_TREE_INITIALISED_;
+}
+
+static int rt_warned_uninitialised;
+static int rt_warned_no_flavor;
+
+int rt_root_check(const struct radix_tree_root *root, const char *fn)
+{
+	if (!root)
+		return -EINVAL;
+	if (caa_unlikely(root->initialised != RADIX_TREE_INITIALISED_)) {
+		rt_warn_once(&rt_warned_uninitialised, fn,
+			     "tree not initialised (RADIX_TREE(), INIT_RADIX_TREE() or "
+			     "radix_tree_init_flavor())");
+		return -EINVAL;
+	}
+	if (caa_unlikely(!root->flavor)) {
+		rt_warn_once(&rt_warned_no_flavor, fn,
+			     "tree has no RCU flavor (initialised without one while "
+			     "liburcu-memb is not linked)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- writer calls ------------------------------------------------------ */
+
+/*
+ * The writer call this thread is inside, or NULL.  Set before the lock is
+ * taken and cleared after it is released, so that a signal handler that
+ * interrupts any part of a writer call and calls another finds it set.
+ * Only this thread and its signal handlers touch it: compiler barriers
+ * order it against the call's own stores.
+ */
+static __thread const char *rt_in_writer __attribute__((tls_model("initial-exec")));
+
+int rt_writer_enter(struct radix_tree_root *root, const char *fn)
+{
+	int err = rt_root_check(root, fn);
+
+	if (err)
+		return err;
+	if (caa_unlikely(rt_in_writer != NULL))
+		rt_die(fn, "writer call re-entered while this thread is inside %s "
+			   "(a writer called from a signal handler?)", rt_in_writer);
+	rt_in_writer = fn;
+	cmm_barrier();  /* the flag is set before any of the call's work */
+	rt_lock(root);
+	return 0;
+}
+
+void rt_writer_exit(struct radix_tree_root *root)
+{
+	rt_unlock(root, rt_in_writer);
+	cmm_barrier();  /* all of the call's work is done before the flag clears */
+	rt_in_writer = NULL;
+}
+
+#ifdef RT_DEBUG
+#ifdef RT_DEBUG_STRICT
+int rt_debug_strict = 1;
+#else
+int rt_debug_strict;
+#endif
+
+void rt_reader_check(const struct radix_tree_root *root, const char *fn)
+{
+	if (!uatomic_read(&rt_debug_strict) || !root || !root->flavor)
+		return;
+	if (!root->flavor->read_ongoing() && !rt_lock_held(root))
+		rt_die(fn, "called outside a read-side section of the tree's RCU flavor "
+			   "and without the tree lock");
+}
+#endif
+
+/* ---- version ----------------------------------------------------------- */
+
+RCURADIX_API const char *rcuradix_version(void)
+{
+	return PACKAGE_VERSION;
+}

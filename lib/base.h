@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * base.h - the bottom layer every other file stands on: misuse reports, the
+ * tree lock, writer entry and exit, the reader and writer accessors, and the
+ * publication and bitmap primitives.  No file below it; every rule about who
+ * may load or store what is written here once.
+ *
+ * Accessors (the lock rule travels with the access):
+ *   rt_entry_rcu(p)            a slot or root->rnode, by a reader
+ *   rt_entry_locked(root, p)   the same, by the writer holding root's lock
+ *   rt_bits_rcu(w)             a bitmap word (present, tags, root->tags),
+ *                              by a reader
+ *   rt_bits_locked(root, w)    the same, by the writer
+ * Debug builds assert the lock in the _locked forms, so that the unit tests,
+ * the fuzz corpus replay and the 8-slot torture check the rule at every load.
+ *
+ * Stores are writer-only: rt_publish() for entries, rt_bits_store() for
+ * bitmap words, rt_slot_set()/rt_slot_clear() for both at once.
+ */
+#ifndef RCURADIX_BASE_H
+#define RCURADIX_BASE_H
+
+#include "internal.h"
+
+/* ---- misuse reports ---------------------------------------------------- */
+
+/*
+ * rt_die() - report a broken contract and abort: "rcuradix: @fn: <rule>".
+ * Used where going on would corrupt a tree or make the caller's next step
+ * unsafe, in release builds too (liburcu's urcu_die() convention).
+ */
+RT_HIDDEN void rt_die(const char *fn, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/*
+ * rt_warn_once() - one line "rcuradix: @fn: <text>" on stderr, the first
+ * time *@once is claimed: harmless misuse is reported, not repeated.
+ */
+RT_HIDDEN void rt_warn_once(int *once, const char *fn, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Check a pthread call's result: non-zero is a library bug or exhausted
+ * resources that no caller could handle, reported and aborted on. */
+#define rt_pthread_check(call)                                                         \
+	do {                                                                           \
+		int rt_err_ = (call);                                                  \
+		if (caa_unlikely(rt_err_))                                             \
+			rt_die(__func__, "%s failed: error %d", #call, rt_err_);       \
+	} while (0)
+
+/* ---- the tree lock ----------------------------------------------------- */
+
+/* The calling thread's identity (never 0). */
+RT_HIDDEN unsigned long rt_thread_id(void);
+
+static inline bool rt_lock_held(const struct radix_tree_root *root)
+{
+	/* Only the owner ever stores its own id here, so a relaxed load is
+	 * exact for the question "do I hold it?"; other threads' stores can
+	 * only make it differ from our id. */
+	return CMM_LOAD_SHARED(root->owner) == rt_thread_id();
+}
+
+#define rt_assert_locked(root) rt_assert(rt_lock_held(root))
+
+/* The recursive tree lock of every writer.  rt_unlock() by a thread that
+ * does not hold it dies, naming @fn. */
+RT_HIDDEN void rt_lock(struct radix_tree_root *root);
+RT_HIDDEN void rt_unlock(struct radix_tree_root *root, const char *fn);
+
+/* ---- roots and writer calls -------------------------------------------- */
+
+/* Is @root usable?  0, or -EINVAL for a NULL root, and -EINVAL with a
+ * message (once) for a root never initialised or bound to no flavor. */
+RT_HIDDEN int rt_root_check(const struct radix_tree_root *root, const char *fn);
+
+/*
+ * rt_writer_enter() - start writer call @fn on @root: check the root (as
+ * rt_root_check()), die if this thread is already inside a writer call (a
+ * signal handler interrupted one), then take the tree lock.  Returns 0 or
+ * the root's error; on 0, rt_writer_exit() must follow.
+ */
+RT_HIDDEN int rt_writer_enter(struct radix_tree_root *root, const char *fn);
+RT_HIDDEN void rt_writer_exit(struct radix_tree_root *root);
+
+/* Die unless the calling thread holds @root's lock (writer state about to
+ * be touched by a call whose contract requires the lock). */
+RT_HIDDEN void rt_require_lock(const struct radix_tree_root *root, const char *fn);
+
+/*
+ * Reader entry (debug builds): a reader must be inside a read-side section
+ * of the tree's flavor or hold the tree lock.  Checked where liburcu can
+ * tell (flavor->read_ongoing()), when rt_debug_strict is set: by default in
+ * --enable-debug builds; the test builds set it in the tests that check it.
+ */
+#ifdef RT_DEBUG
+RT_HIDDEN extern int rt_debug_strict;
+RT_HIDDEN void rt_reader_check(const struct radix_tree_root *root, const char *fn);
+#else
+#define rt_reader_check(root, fn) ((void)0)
+#endif
+
+/* ---- accessors --------------------------------------------------------- */
+
+/* A reader's load of an entry: rcu_dereference, so that the node or item a
+ * concurrent writer just published is seen initialised. */
+#define rt_entry_rcu(p) rcu_dereference(p)
+
+/* A writer's load of an entry: the lock holder is the only writer, so a
+ * plain load is exact. */
+#define rt_entry_locked(root, p) (rt_assert_locked(root), (p))
+
+/*
+ * Bitmap words: one writer (the lock holder), lock-free readers.  A stale bit
+ * is allowed (guarantee E), but a reader that sees a bit set must also see
+ * every store the writer made before setting it: the entry before its
+ * present bit, the leaf's tag bit before its ancestors', the caller's own
+ * stores before radix_tree_tag_set().  Release store, acquire load (plain
+ * moves on x86); atomic, so a word is never seen torn.
+ */
+#define rt_bits_rcu(w) __atomic_load_n(&(w), __ATOMIC_ACQUIRE)
+#define rt_bits_locked(root, w) (rt_assert_locked(root), (w))
+#define rt_bits_store(w, v) __atomic_store_n(&(w), (v), __ATOMIC_RELEASE)
+
+/* ---- publication ------------------------------------------------------- */
+
+/*
+ * Publish @v into *@p.  Every change a reader can observe to a slot or to
+ * root->rnode goes through here: rcu_assign_pointer orders the
+ * initialisation of a new node or item before the store that makes it
+ * reachable, so a reader never sees a half-built node.
+ */
+#define rt_publish(p, v) rcu_assign_pointer(p, v)
+
+/*
+ * Fill or empty a slot of a linked node (tree lock held), keeping its
+ * present bit in step.  Filling publishes the entry before setting the bit
+ * (release): a reader that sees the bit finds the entry.  Emptying clears
+ * the bit, then publishes NULL: a reader may still see the bit with a NULL
+ * slot, and skips it.
+ */
+static inline void rt_slot_set(struct radix_tree_root *root, struct rt_node *node,
+			       unsigned int offset, void *entry)
+{
+	rt_publish(node->slots[offset], entry);
+	rt_bits_store(node->present, rt_bits_locked(root, node->present) | (1UL << offset));
+}
+
+static inline void rt_slot_clear(struct radix_tree_root *root, struct rt_node *node,
+				 unsigned int offset)
+{
+	rt_bits_store(node->present, rt_bits_locked(root, node->present) & ~(1UL << offset));
+	rt_publish(node->slots[offset], NULL);
+}
+
+#endif /* RCURADIX_BASE_H */

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * stats.c - per-thread node counters and rcuradix_get_stats().
+ *
+ * Each thread that counts anything gets a record in its TLS, linked into a
+ * list of live records under rt_stats_lock the first time.  Only its thread
+ * writes a record (relaxed atomic stores: a reader of the sums never sees a
+ * torn word); rcuradix_get_stats() reads every record under the lock.  At
+ * thread exit a pthread key destructor adds the record to rt_stats_exited
+ * and unlinks it.  A destructor that runs later in the same exit (another
+ * key's, draining the preload reserve) and counts again re-registers the
+ * record, which re-arms the key: glibc then calls this destructor again.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "stats.h"
+
+struct rt_stats_record {
+	unsigned long v[RT_STAT_COUNT];
+	struct rt_stats_record *prev, *next; /* W, R: rt_stats_lock */
+	bool linked;                         /* W, R: its own thread */
+};
+
+static pthread_mutex_t rt_stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rt_stats_record *rt_stats_live;       /* W, R: rt_stats_lock */
+static unsigned long rt_stats_exited[RT_STAT_COUNT]; /* W, R: rt_stats_lock */
+static unsigned long rt_stats_pending_peak;          /* W, R: rt_stats_lock */
+
+static __thread struct rt_stats_record rt_stats_self;
+
+static pthread_key_t rt_stats_key;
+static pthread_once_t rt_stats_once = PTHREAD_ONCE_INIT;
+
+static void rt_stats_thread_exit(void *arg)
+{
+	struct rt_stats_record *rec = arg;
+	unsigned int i;
+
+	rt_pthread_check(pthread_mutex_lock(&rt_stats_lock));
+	for (i = 0; i < RT_STAT_COUNT; i++)
+		rt_stats_exited[i] += rec->v[i];
+	if (rec->prev)
+		rec->prev->next = rec->next;
+	else
+		rt_stats_live = rec->next;
+	if (rec->next)
+		rec->next->prev = rec->prev;
+	memset(rec->v, 0, sizeof(rec->v));
+	rec->linked = false;
+	rt_pthread_check(pthread_mutex_unlock(&rt_stats_lock));
+}
+
+static void rt_stats_key_create(void)
+{
+	rt_pthread_check(pthread_key_create(&rt_stats_key, rt_stats_thread_exit));
+}
+
+static __attribute__((noinline)) void rt_stats_register(struct rt_stats_record *rec)
+{
+	rt_pthread_check(pthread_once(&rt_stats_once, rt_stats_key_create));
+	rt_pthread_check(pthread_mutex_lock(&rt_stats_lock));
+	rec->prev = NULL;
+	rec->next = rt_stats_live;
+	if (rec->next)
+		rec->next->prev = rec;
+	rt_stats_live = rec;
+	rt_pthread_check(pthread_mutex_unlock(&rt_stats_lock));
+	rec->linked = true;
+	rt_pthread_check(pthread_setspecific(rt_stats_key, rec));
+}
+
+void rt_stat_add(enum rt_stat stat, unsigned long delta)
+{
+	struct rt_stats_record *rec = &rt_stats_self;
+
+	if (caa_unlikely(!rec->linked))
+		rt_stats_register(rec);
+	/* Relaxed: only this thread writes the word; a concurrent
+	 * rcuradix_get_stats() needs it untorn, not ordered. */
+	__atomic_store_n(&rec->v[stat], rec->v[stat] + delta, __ATOMIC_RELAXED);
+}
+
+/* The sums over exited and live threads (rt_stats_lock held). */
+static void rt_stats_sum(unsigned long *sum)
+{
+	const struct rt_stats_record *rec;
+	unsigned int i;
+
+	memcpy(sum, rt_stats_exited, sizeof(rt_stats_exited));
+	for (rec = rt_stats_live; rec; rec = rec->next)
+		for (i = 0; i < RT_STAT_COUNT; i++)
+			sum[i] += __atomic_load_n(&rec->v[i], __ATOMIC_RELAXED);
+}
+
+RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size)
+{
+	unsigned long sum[RT_STAT_COUNT];
+
+	if (!stats || size < sizeof(*stats))
+		return -EINVAL;
+	memset(stats, 0, size);
+	rt_pthread_check(pthread_mutex_lock(&rt_stats_lock));
+	rt_stats_sum(sum);
+	/*
+	 * A node whose callback runs while the records are read may be
+	 * counted freed and still queued, or unqueued and not yet freed (the
+	 * callback counts freed first); clamp so that pending never wraps.
+	 */
+	stats->nodes_pending = sum[RT_STAT_QUEUED] - sum[RT_STAT_UNQUEUED];
+	if ((long)stats->nodes_pending < 0)
+		stats->nodes_pending = 0;
+	if (stats->nodes_pending > rt_stats_pending_peak)
+		rt_stats_pending_peak = stats->nodes_pending;
+	stats->nodes_pending_peak = rt_stats_pending_peak;
+	rt_pthread_check(pthread_mutex_unlock(&rt_stats_lock));
+	stats->nodes_allocated = sum[RT_STAT_ALLOCATED];
+	stats->nodes_freed = sum[RT_STAT_FREED];
+	stats->nodes_live = stats->nodes_allocated - stats->nodes_freed;
+	stats->nodes_reserved = sum[RT_STAT_RESERVED];
+	stats->alloc_failures = sum[RT_STAT_FAILURES];
+	stats->node_size = RT_NODE_SIZE;
+	stats->backing_bytes = sum[RT_STAT_BACKING];
+	return 0;
+}
