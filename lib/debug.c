@@ -44,29 +44,33 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 			   unsigned long base, bool *tags_out)
 {
 	const struct rt_node *node = rt_entry_node(entry);
+	unsigned long present = rt_bits_locked(v->root, node->present);
+	unsigned long tags[RADIX_TREE_MAX_TAGS];
 	unsigned int i, tag, count = 0;
 
+	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+		tags[tag] = rt_bits_locked(v->root, node->tags[tag]);
 	v->nodes++;
 	if (!rt_is_internal(entry) || rt_entry_level(entry) != level)
 		return rt_verify_fail(v, base, level, "bad entry encoding or level (entry %p)",
 				      entry);
-	if (RT_MAP_SIZE < RT_BITS_PER_LONG && (node->present >> RT_MAP_SIZE))
+	if (RT_MAP_SIZE < RT_BITS_PER_LONG && (present >> RT_MAP_SIZE))
 		return rt_verify_fail(v, base, level, "present bits beyond the slots");
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
-		if (RT_MAP_SIZE < RT_BITS_PER_LONG && (node->tags[tag] >> RT_MAP_SIZE))
+		if (RT_MAP_SIZE < RT_BITS_PER_LONG && (tags[tag] >> RT_MAP_SIZE))
 			return rt_verify_fail(v, base, level, "tag %u bits beyond the slots", tag);
-		tags_out[tag] = node->tags[tag] != 0;
+		tags_out[tag] = tags[tag] != 0;
 	}
 	for (i = 0; i < RT_MAP_SIZE; i++) {
 		const void *slot = rt_entry_locked(v->root, node->slots[i]);
 		unsigned long index = base | ((unsigned long)i << rt_shift(level));
 		bool below[RADIX_TREE_MAX_TAGS] = { false };
 
-		if (!slot != !((node->present >> i) & 1UL))
+		if (!slot != !((present >> i) & 1UL))
 			return rt_verify_fail(v, index, level, "present bit of slot %u is wrong", i);
 		if (!slot) {
 			for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-				if (node->tags[tag] & (1UL << i))
+				if (tags[tag] & (1UL << i))
 					return rt_verify_fail(v, index, level,
 							      "empty slot %u bears tag %u", i, tag);
 			continue;
@@ -82,11 +86,11 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 		if (!rt_verify_node(v, slot, level - 1, index, below))
 			return false;
 		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-			if (below[tag] != ((node->tags[tag] >> i) & 1UL))
+			if (below[tag] != ((tags[tag] >> i) & 1UL))
 				return rt_verify_fail(v, index, level,
 						      "tag %u bit of slot %u is %lu but the "
 						      "subtree says %d", tag, i,
-						      (node->tags[tag] >> i) & 1UL, below[tag]);
+						      (tags[tag] >> i) & 1UL, below[tag]);
 	}
 	if (count == 0)
 		return rt_verify_fail(v, base, level, "empty node still linked");
@@ -115,7 +119,7 @@ static int rt_verify_locked(const struct radix_tree_root *root)
 		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 			if (tags[tag] != ((root->tags >> tag) & 1UL))
 				rt_verify_fail(&v, 0, level, "root tag %u summary is wrong", tag);
-		if (level > 0 && node->present == 1UL)
+		if (level > 0 && rt_bits_locked(root, node->present) == 1UL)
 			rt_verify_fail(&v, 0, level, "height not minimal (top holds only slot 0)");
 		if (v.nodes != root->nr_nodes)
 			rt_verify_fail(&v, 0, level, "tree counts %lu nodes, found %lu",

@@ -79,21 +79,33 @@ void rt_stat_add(enum rt_stat stat, unsigned long delta)
 
 	if (caa_unlikely(!rec->linked))
 		rt_stats_register(rec);
-	/* Relaxed: only this thread writes the word; a concurrent
-	 * rcuradix_get_stats() needs it untorn, not ordered. */
-	__atomic_store_n(&rec->v[stat], rec->v[stat] + delta, __ATOMIC_RELAXED);
+	/* Only this thread writes the word.  Atomic, so that a concurrent
+	 * rcuradix_get_stats() never reads it torn; release, so that one that
+	 * sees a callback's RT_STAT_UNQUEUED sees its RT_STAT_FREED too (see
+	 * rt_stats_sum()). */
+	__atomic_store_n(&rec->v[stat], rec->v[stat] + delta, __ATOMIC_RELEASE);
 }
 
-/* The sums over exited and live threads (rt_stats_lock held). */
+/*
+ * The sums over exited and live threads (rt_stats_lock held).  In each
+ * record RT_STAT_UNQUEUED is loaded first (acquire; the callback stores it
+ * after RT_STAT_FREED, release): a node whose callback runs meanwhile is
+ * counted freed whenever it is counted unqueued, so it may count as both
+ * pending and freed, never as neither.
+ */
 static void rt_stats_sum(unsigned long *sum)
 {
 	const struct rt_stats_record *rec;
 	unsigned int i;
 
 	memcpy(sum, rt_stats_exited, sizeof(rt_stats_exited));
-	for (rec = rt_stats_live; rec; rec = rec->next)
+	for (rec = rt_stats_live; rec; rec = rec->next) {
+		sum[RT_STAT_UNQUEUED] += __atomic_load_n(&rec->v[RT_STAT_UNQUEUED],
+							 __ATOMIC_ACQUIRE);
 		for (i = 0; i < RT_STAT_COUNT; i++)
-			sum[i] += __atomic_load_n(&rec->v[i], __ATOMIC_RELAXED);
+			if (i != RT_STAT_UNQUEUED)
+				sum[i] += __atomic_load_n(&rec->v[i], __ATOMIC_ACQUIRE);
+	}
 }
 
 RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size)
@@ -105,11 +117,9 @@ RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size)
 	memset(stats, 0, size);
 	rt_pthread_check(pthread_mutex_lock(&rt_stats_lock));
 	rt_stats_sum(sum);
-	/*
-	 * A node whose callback runs while the records are read may be
-	 * counted freed and still queued, or unqueued and not yet freed (the
-	 * callback counts freed first); clamp so that pending never wraps.
-	 */
+	/* Records are read one after the other: a node queued by a writer
+	 * whose record was read before the worker's may count unqueued and
+	 * not queued; clamp so that pending never wraps. */
 	stats->nodes_pending = sum[RT_STAT_QUEUED] - sum[RT_STAT_UNQUEUED];
 	if ((long)stats->nodes_pending < 0)
 		stats->nodes_pending = 0;

@@ -224,8 +224,10 @@ struct radix_tree_root {
  *            &urcu_bp_flavor or &urcu_signal_flavor: the flavor whose
  *            read-side sections the tree's readers use.  NULL means urcu-memb.
  *
- * The library reaches the flavor only through this structure (call_rcu,
- * barrier), so one shared object serves every flavor.
+ * The library reaches the flavor only through this structure (call_rcu),
+ * so one shared object serves every flavor.  A root must be initialised
+ * (this, RADIX_TREE() or INIT_RADIX_TREE()) before any other call: a
+ * zero-filled root is told apart by a marker and refused (see above).
  *
  * Context: Any; @root must not be in use.
  * Return: nothing.  A NULL @root is ignored.
@@ -505,8 +507,9 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
  * Userspace has no preemption to disable: the reserve is thread-local, so a
  * thread that migrates between CPUs keeps it.  preload/preload_end only mark
  * the window; the reserve survives between uses (refilled as needed) and is
- * returned to the allocator when the thread exits.  Debug builds report an
- * unbalanced radix_tree_preload_end() or a nested preload on stderr.
+ * returned to the allocator when the thread exits.  An unbalanced
+ * radix_tree_preload_end() or a nested preload is reported on stderr (one
+ * line, once per process).
  *
  * @gfp_mask is accepted for the kernel's signature: userspace allocation does
  * not sleep for reclaim, so every mask may allocate here (use
@@ -562,7 +565,7 @@ struct rcuradix_stats {
 	unsigned long nodes_live;       /* allocated - freed: in trees, reserves or pending */
 	unsigned long nodes_reserved;   /* in per-thread preload reserves */
 	unsigned long nodes_pending;    /* queued with call_rcu, not yet freed */
-	unsigned long nodes_pending_peak; /* highest nodes_pending seen */
+	unsigned long nodes_pending_peak; /* highest nodes_pending this call has returned */
 	unsigned long alloc_failures;   /* counter: allocator failures (incl. injected) */
 	unsigned long node_size;        /* bytes per node */
 	unsigned long backing_bytes;    /* bytes held from the underlying allocator */
@@ -572,11 +575,12 @@ struct rcuradix_stats {
  * rcuradix_get_stats() - read the library-wide node counters.
  * @size: sizeof(*@stats) as the caller knows it (ABI growth).
  *
- * Values are read one by one without stopping writers: exact only when no
- * writer or call_rcu callback runs.  nodes_pending is read first, so a node
- * freed concurrently may be counted both pending and freed, never neither:
- * nodes_live - nodes_pending - nodes_reserved never overstates the nodes
- * held by trees.
+ * Each thread counts in its own record (no counter line is shared between
+ * threads); this call adds up the records of live threads and the totals
+ * of exited ones.  Values are read without stopping writers: exact only
+ * when no writer or call_rcu callback runs.  A node freed concurrently may
+ * be counted both pending and freed, never neither: nodes_live -
+ * nodes_pending - nodes_reserved never overstates the nodes held by trees.
  *
  * Context: Any.
  * Return: 0; -EINVAL if @stats is NULL or @size is too small.
@@ -590,8 +594,8 @@ RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size);
  * Thread exit does the first by itself; a long-lived thread that stops
  * inserting (or a test checking that every counter is back to zero) may call
  * it.
- * Inside a preload window it does nothing (the reserve is promised to the
- * next insert; debug builds say so on stderr).
+ * Inside a preload window it does nothing: the reserve is promised to the
+ * next insert (one line on stderr, once per process, says so).
  *
  * Context: Any thread, outside a preload window.
  * Return: nothing.
