@@ -2,9 +2,9 @@
 /*
  * dlclose.c - a program may dlopen the library, use it, and dlclose it while
  * call_rcu callbacks that point into the library are still pending: the
- * library's destructor waits for them (the used flavor's barrier()), so the
- * call_rcu worker never jumps into unmapped code.  Without that wait this
- * test crashes in the worker thread once the grace period ends.
+ * library is linked -z nodelete, so dlclose() leaves it mapped and the
+ * call_rcu worker never jumps into unmapped code.  Were it unmapped, this
+ * test would crash in the worker thread once the grace period ends.
  *
  * Also documents Debian's jemalloc limitation: it uses initial-exec TLS, so
  * dlopen() of a library linked with it may fail with "cannot allocate
@@ -83,7 +83,10 @@ int main(int argc, char **argv)
 	/* Callbacks into the library are pending: unload it now. */
 	if (dlclose(lib) != 0)
 		return printf("not ok 1 - dlclose: %s\n", dlerror()), 1;
-	/* Let the worker run anything still queued; a callback into the
+	if (!dlopen(path, RTLD_NOW | RTLD_NOLOAD))
+		return printf("not ok 1 - dlclose unmapped the library with callbacks "
+			      "pending (not linked -z nodelete?)\n"), 1;
+	/* Let the worker run anything still queued; a callback into an
 	 * unmapped library would crash here. */
 	urcu_memb_barrier();
 	urcu_memb_unregister_thread();

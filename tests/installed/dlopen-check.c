@@ -8,11 +8,12 @@
  * printed: with Debian's jemalloc it may be "cannot allocate memory in
  * static TLS block", see rcuradix(7)); 1 on any other failure.
  *
- * What makes dlclose() safe is the library's destructor, which waits for
- * the call_rcu() callbacks the library queued.  The check: after dlclose()
- * the library must be gone (dlopen with RTLD_NOLOAD fails), and
- * urcu_memb_barrier() - which runs every callback still queued - must
- * return; a callback left behind would jump into unmapped code and crash.
+ * What makes dlclose() safe is that the library is never unmapped (it is
+ * linked -z nodelete), so the call_rcu() callbacks it queued stay valid.
+ * The check: after dlclose() the library is still mapped (dlopen with
+ * RTLD_NOLOAD finds it), and urcu_memb_barrier() - which runs every
+ * callback still queued - returns; a callback into unmapped code would
+ * crash.
  */
 #define _GNU_SOURCE
 #include <rcuradix/radix-tree.h>
@@ -83,8 +84,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dlopen-check: dlclose: %s\n", dlerror());
 		return 1;
 	}
-	if (dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD)) {
-		fprintf(stderr, "dlopen-check: the library is still loaded after dlclose\n");
+	if (!dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD)) {
+		fprintf(stderr, "dlopen-check: the library was unmapped by dlclose "
+				"(not linked -z nodelete?)\n");
 		return 1;
 	}
 	urcu_memb_barrier();  /* crashes if a callback into the library was left */
