@@ -116,14 +116,27 @@ void rt_node_free_deferred(const struct radix_tree_root *root, struct rt_node *n
 /*
  * A child process inherits only the forking thread: a library lock that
  * another thread held at fork() would stay locked forever in the child.
- * Hold the backend's locks across fork() and release them on both sides.
- * Tree locks are the application's, like any mutex of its own; liburcu's
- * own fork rules apply to call_rcu (see rcuradix(7)).
+ * Hold the library's own locks across fork() and release them on both
+ * sides, in one order: the backend's, then the counters' (a backend counts
+ * while holding its lock).  Tree locks are the application's, like any
+ * mutex of its own; liburcu's own fork rules apply to call_rcu (see
+ * rcuradix(7)).
  */
+static void rt_prefork(void)
+{
+	rt_backend_prefork();
+	rt_stats_prefork();
+}
+
+static void rt_postfork(void)
+{
+	rt_stats_postfork();
+	rt_backend_postfork();
+}
+
 __attribute__((constructor)) static void rt_node_fork_handlers(void)
 {
-	rt_pthread_check(pthread_atfork(rt_backend_prefork, rt_backend_postfork,
-					rt_backend_postfork));
+	rt_pthread_check(pthread_atfork(rt_prefork, rt_postfork, rt_postfork));
 }
 
 /* ---- memory of one tree ------------------------------------------------ */

@@ -86,6 +86,16 @@ void rt_stat_add(enum rt_stat stat, unsigned long delta)
 	__atomic_store_n(&rec->v[stat], rec->v[stat] + delta, __ATOMIC_RELEASE);
 }
 
+void rt_stats_prefork(void)
+{
+	rt_pthread_check(pthread_mutex_lock(&rt_stats_lock));
+}
+
+void rt_stats_postfork(void)
+{
+	rt_pthread_check(pthread_mutex_unlock(&rt_stats_lock));
+}
+
 /*
  * The sums over exited and live threads (rt_stats_lock held).  In each
  * record RT_STAT_UNQUEUED is loaded first (acquire; the callback stores it

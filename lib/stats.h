@@ -28,4 +28,9 @@ enum rt_stat {
 /* Add @delta (two's complement for a decrease) to this thread's @stat. */
 RT_HIDDEN void rt_stat_add(enum rt_stat stat, unsigned long delta);
 
+/* fork(): hold the records' lock across it (node.c's handlers call these
+ * after the backend's: a backend may count while holding its own lock). */
+RT_HIDDEN void rt_stats_prefork(void);
+RT_HIDDEN void rt_stats_postfork(void);
+
 #endif /* RCURADIX_STATS_H */
