@@ -107,15 +107,15 @@ void rt_lock(struct radix_tree_root *root)
 {
 	unsigned long self = rt_thread_id();
 
-	if (CMM_LOAD_SHARED(root->owner) == self) {
+	if (rt_lock_held(root)) {
 		root->depth++;
 		return;
 	}
 	rt_pthread_check(pthread_mutex_lock(&root->lock));
-	/* Read racily by other threads in rt_lock_held(): they compare with
-	 * their own id, which this value never equals; the volatile store
-	 * only keeps the compiler from splitting it. */
-	CMM_STORE_SHARED(root->owner, self);
+	/* Read by other threads in rt_lock_held(): they compare with their
+	 * own id, which this value never equals.  Relaxed atomic: the mutex
+	 * orders everything else. */
+	__atomic_store_n(&root->owner, self, __ATOMIC_RELAXED);
 	root->depth = 1;
 }
 
@@ -127,7 +127,7 @@ void rt_unlock(struct radix_tree_root *root, const char *fn)
 		return;
 	/* Cleared before the mutex is released: the next owner stores its
 	 * own id after acquiring it, so this store never overwrites it. */
-	CMM_STORE_SHARED(root->owner, 0UL);
+	__atomic_store_n(&root->owner, 0UL, __ATOMIC_RELAXED);
 	rt_pthread_check(pthread_mutex_unlock(&root->lock));
 }
 

@@ -57,8 +57,9 @@ static inline bool rt_lock_held(const struct radix_tree_root *root)
 {
 	/* Only the owner ever stores its own id here, so a relaxed load is
 	 * exact for the question "do I hold it?"; other threads' stores can
-	 * only make it differ from our id. */
-	return CMM_LOAD_SHARED(root->owner) == rt_thread_id();
+	 * only make it differ from our id.  Atomic: other threads store
+	 * concurrently (a plain access would be a data race in C11). */
+	return __atomic_load_n(&root->owner, __ATOMIC_RELAXED) == rt_thread_id();
 }
 
 #define rt_assert_locked(root) rt_assert(rt_lock_held(root))
