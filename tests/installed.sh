@@ -13,6 +13,8 @@
 #      unit includes the installed header;
 #   4. a program linked that way keeps glibc's malloc (and a control program
 #      that links -ljemalloc itself is caught by the same check);
+#      with a static library, the installed archive defines the public
+#      names only;
 #   5. the library can be loaded with dlopen() given the documented
 #      workaround for Debian jemalloc's static TLS, and dlclose() while
 #      callbacks are pending is safe;
@@ -31,6 +33,7 @@ DOC_CFLAGS=${DOC_CFLAGS:-}
 DOC_CXXFLAGS=${DOC_CXXFLAGS:-}
 DOC_SANITIZERS=${DOC_SANITIZERS:-}
 DOC_JEMALLOC=${DOC_JEMALLOC:-yes}
+RT_STATIC=${RT_STATIC:-yes}
 HAVE_CXX=${HAVE_CXX:-yes}
 
 builddir=$(cd "$top_builddir" && pwd)
@@ -63,6 +66,13 @@ for f in "$DOC_INCLUDEDIR/rcuradix/radix-tree.h" "$DOC_INCLUDEDIR/rcuradix/versi
 	"$DOC_MANDIR/man7/rcuradix.7"; do
 	[ -e "$root$f" ] || fail "not installed: $f"
 done
+archive=$root$DOC_LIBDIR/librcuradix.a
+if [ "$RT_STATIC" = yes ]; then
+	# The archive installed is the one whose internal names are local.
+	run "${SHELL:-/bin/sh}" "$srcdir/tests/symbols.sh" --static "$archive"
+else
+	[ ! -e "$archive" ] || fail "configured --disable-static, but $archive is installed"
+fi
 for page in "$srcdir"/man/man3/*.3; do
 	[ -f "$root$DOC_MANDIR/man3/${page##*/}" ] || fail "manual page not installed: ${page##*/}"
 done
