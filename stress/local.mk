@@ -91,6 +91,7 @@ VALGRIND_TORTURE_SECONDS = 10
 VALGRIND_TORTURE_FLAGS = --error-exitcode=1 --leak-check=full \
 	--errors-for-leak-kinds=definite,possible \
 	--suppressions=$(top_srcdir)/stress/valgrind.supp
+if HAVE_CRITERION
 check-valgrind: $(VALGRIND_SUITES) stress/rcuradix-torture-8
 	@case '$(NODE_ALLOC_CPPFLAGS)' in *LIBC*) ;; *) echo "check-valgrind: note:" \
 	  "configure --with-node-allocator=libc to let valgrind see every node";; esac
@@ -107,6 +108,12 @@ check-valgrind: $(VALGRIND_SUITES) stress/rcuradix-torture-8
 	    || { cat $$log; exit 1; }; \
 	  grep '^SUMMARY' $$log; \
 	done
+else
+check-valgrind:
+	@echo "check-valgrind runs the Criterion unit suites: install Criterion" \
+	  "(libcriterion-dev) and re-run configure" >&2
+	@exit 1
+endif
 EXTRA_DIST += stress/valgrind.supp stress/valgrind-check.sh doc/testing.md
 CLEANFILES += stress/valgrind-torture-memb.log stress/valgrind-torture-qsbr.log
 .PHONY: check-valgrind

@@ -12,7 +12,12 @@
 #      (liburcu-qsbr for QSBR programs) and run correctly; a C++ translation
 #      unit includes the installed header;
 #   4. a program linked that way keeps glibc's malloc (and a control program
-#      that links -ljemalloc itself is caught by the same check);
+#      that links -ljemalloc itself is caught by the same check); with a
+#      static library, the installed archive defines the public names only,
+#      and two static links run: fully static through `pkg-config --static`,
+#      and librcuradix.a (with jemalloc's archive) in a program that links
+#      libc dynamically; their malloc is jemalloc's if the library's node
+#      allocator is jemalloc-based, glibc's otherwise (README, rcuradix(7));
 #   5. the library can be loaded with dlopen() given the documented
 #      workaround for Debian jemalloc's static TLS, and dlclose() while
 #      callbacks are pending is safe;
@@ -31,6 +36,8 @@ DOC_CFLAGS=${DOC_CFLAGS:-}
 DOC_CXXFLAGS=${DOC_CXXFLAGS:-}
 DOC_SANITIZERS=${DOC_SANITIZERS:-}
 DOC_JEMALLOC=${DOC_JEMALLOC:-yes}
+RT_STATIC=${RT_STATIC:-yes}
+HAVE_CXX=${HAVE_CXX:-yes}
 
 builddir=$(cd "$top_builddir" && pwd)
 srcdir=$(cd "$top_srcdir" && pwd)
@@ -62,6 +69,13 @@ for f in "$DOC_INCLUDEDIR/rcuradix/radix-tree.h" "$DOC_INCLUDEDIR/rcuradix/versi
 	"$DOC_MANDIR/man7/rcuradix.7"; do
 	[ -e "$root$f" ] || fail "not installed: $f"
 done
+archive=$root$DOC_LIBDIR/librcuradix.a
+if [ "$RT_STATIC" = yes ]; then
+	# The archive installed is the one whose internal names are local.
+	run "${SHELL:-/bin/sh}" "$srcdir/tests/symbols.sh" --static "$archive"
+else
+	[ ! -e "$archive" ] || fail "configured --disable-static, but $archive is installed"
+fi
 for page in "$srcdir"/man/man3/*.3; do
 	[ -f "$root$DOC_MANDIR/man3/${page##*/}" ] || fail "manual page not installed: ${page##*/}"
 done
@@ -84,7 +98,8 @@ case $($PKG_CONFIG --cflags rcuradix) in
 esac
 
 # ---- 3. programs built from outside the source tree, through pkg-config only
-cp "$srcdir"/examples/*.c "$srcdir"/tests/installed/*.c "$srcdir"/tests/header-cxx.cc "$work"/
+cp "$srcdir"/examples/*.c "$srcdir"/tests/installed/*.c "$work"/
+[ "$HAVE_CXX" = no ] || cp "$srcdir"/tests/header-cxx.cc "$work"/
 # The EXAMPLE program of each manual page, roff escapes undone.
 for page in "$srcdir"/man/man3/*.3 "$srcdir"/man/man7/*.7; do
 	name=${page##*/}
@@ -119,14 +134,19 @@ for src in *.c; do
 	esac
 	run build_c "$src"
 done
-# shellcheck disable=SC2046,SC2086
-run $CXX $DOC_CXXFLAGS -o header-cxx header-cxx.cc $($PKG_CONFIG --cflags --libs rcuradix liburcu-memb)
+if [ "$HAVE_CXX" = no ]; then
+	echo "== no C++ compiler: the header under C++ not checked"
+else
+	# shellcheck disable=SC2046,SC2086
+	run $CXX $DOC_CXXFLAGS -o header-cxx header-cxx.cc \
+		$($PKG_CONFIG --cflags --libs rcuradix liburcu-memb)
+	run ./header-cxx
+fi
 
 run ./pagecache 20000
 run ./idtable 20000
 run ./qsbr 20000
 run ./demo
-run ./header-cxx
 run ./readme
 run ./readme-hello
 for prog in man-*.c; do
@@ -153,6 +173,40 @@ else
 		else
 			echo "== malloc-control: caught, as it must be"
 		fi
+		run ./malloc-control jemalloc
+	fi
+	# Static links: the malloc the documentation promises for this build.
+	if [ "$DOC_JEMALLOC" = yes ]; then static_malloc=jemalloc; else static_malloc=glibc; fi
+	if [ "$RT_STATIC" = yes ]; then
+		libs=$($PKG_CONFIG --static --libs rcuradix)
+		echo "pkg-config --static --libs rcuradix: $libs"
+		case $DOC_JEMALLOC:$libs in
+		yes:*-ljemalloc*-lm* | no:*) ;;
+		*) fail "pkg-config --static --libs rcuradix lacks -ljemalloc -lm: $libs" ;;
+		esac
+		case $DOC_JEMALLOC:$libs in
+		no:*jemalloc*) fail "jemalloc in the static link line of a libc-allocator build: $libs" ;;
+		esac
+		# shellcheck disable=SC2046,SC2086
+		run $CC $DOC_CFLAGS -static -o malloc-static malloc-check.c \
+			$($PKG_CONFIG --static --cflags --libs rcuradix liburcu-memb)
+		run ./malloc-static $static_malloc
+		# The archives static, libc (and libm, liburcu) shared.
+		[ "$DOC_JEMALLOC" = yes ] && jemalloc=-ljemalloc || jemalloc=
+		# shellcheck disable=SC2046,SC2086
+		run $CC $DOC_CFLAGS -o malloc-bstatic malloc-check.c \
+			$($PKG_CONFIG --cflags rcuradix liburcu-memb) \
+			$($PKG_CONFIG --libs-only-L rcuradix) \
+			-Wl,-Bstatic -lrcuradix $jemalloc -Wl,-Bdynamic \
+			$($PKG_CONFIG --libs liburcu-memb) -lm -pthread
+		if readelf -d malloc-bstatic | grep -q 'NEEDED.*librcuradix'; then
+			fail "malloc-bstatic loads librcuradix.so: not a static link of the library"
+		fi
+		readelf -d malloc-bstatic | grep -q 'NEEDED.*libc\.so' ||
+			fail "malloc-bstatic does not link libc dynamically"
+		run ./malloc-bstatic $static_malloc
+	else
+		echo "== no static library (--disable-static): static links not checked"
 	fi
 fi
 

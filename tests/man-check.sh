@@ -65,5 +65,19 @@ for page in man3/*.3 man7/*.7; do
 	esac
 done
 [ "$pages" -gt 0 ] || fail "no page found"
+
+# The README's way to read a page in the source tree, from its top:
+# `man -M man NAME`.  man -l cannot show an alias: its .so line names a path
+# relative to man/, which man -M resolves.
+if command -v man >/dev/null 2>&1; then
+	errs=${TMPDIR:-/tmp}/man-check.$$
+	text=$(cd .. && MANWIDTH=80 MANPAGER=cat man -M man radix_tree_delete 2>"$errs")
+	err=$(cat "$errs"); rm -f "$errs"
+	case $text in
+	*NAME*radix_tree_delete*SYNOPSIS*) ;;
+	*) fail "man -M man radix_tree_delete (from the top of the tree) does not show the page: $text" ;;
+	esac
+	[ -z "$err" ] || fail "man -M man radix_tree_delete: $err"
+fi
 echo "$pages pages checked"
 exit $status
