@@ -770,12 +770,12 @@ static void r_tag_get(struct reader *r)
 	tcount(&r->ops[R_TAG_GET]);
 	if (is_stable(id)) {
 		/* Stable tags never change: exact even under RCU alone. */
-		int want = tag == STABLE_TAG && is_stable_tagged(id) ? 1 : -1;
+		int want = tag == STABLE_TAG && is_stable_tagged(id);
 
 		if (t != want)
 			terror("reader %u: tag_get(%#lx, %u) = %d on a stable key, expected %d",
 			       r->idx, key, tag, t, want);
-	} else if (t != 0 && t != 1 && t != -1) {
+	} else if (t != 0 && t != 1) {
 		terror("reader %u: tag_get(%#lx, %u) = %d", r->idx, key, tag, t);
 	}
 }
@@ -828,9 +828,9 @@ static void r_locked(struct reader *r)
 		now = CMM_LOAD_SHARED(item->tags_now);
 		for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
 			int t = radix_tree_tag_get(&tree, indices[i], tag);
-			bool flag = now & (1UL << tag);
+			int flag = (now >> tag) & 1;
 
-			if ((t == 1 && !flag) || (is_chaos(item->id) && t != (flag ? 1 : -1)))
+			if ((t != 0 && t != 1) || (t && !flag) || (is_chaos(item->id) && t != flag))
 				terror("reader %u: under the lock tag_get(%#lx, %u) = %d, item flag %d",
 				       r->idx, indices[i], tag, t, flag);
 		}
@@ -1029,7 +1029,7 @@ static void w_check_key(struct writer *w, unsigned long id, const char *when)
 		terror("writer %u: %s: lookup(%#lx) = %p, slot %p, model holds %p", w->idx, when,
 		       key, got, (void *)slot, (void *)m->item);
 	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
-		int want = !m->item ? 0 : (m->tags & (1UL << tag)) ? 1 : -1;
+		int want = m->item && (m->tags & (1UL << tag));
 		int t = radix_tree_tag_get(&tree, key, tag);
 
 		if (t != want)
@@ -1710,7 +1710,7 @@ static unsigned long final_check(void)
 		present++;
 		tag_any |= want_tags;
 		for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
-			int want = (want_tags & (1UL << tag)) ? 1 : -1;
+			int want = (int)((want_tags >> tag) & 1);
 			int t = radix_tree_tag_get(&tree, key, tag);
 
 			if (t != want)
