@@ -554,98 +554,80 @@ static void r_never(struct reader *r)
 		terror("reader %u: tag_get(%#lx) = %d on a never-inserted key", r->idx, key, t);
 }
 
-static void r_gang(struct reader *r)
+/*
+ * The four gang lookups, one reader: items or slots (@slots), all items or
+ * those bearing a random tag (@tagged).  Checks: at most opt.gang results;
+ * their keys strictly ascending from first, no stable (tag 0: stable-
+ * tagged) key skipped, none after the last when fewer than asked came back;
+ * every item valid for its key, a tagged one tagged at some point.
+ *
+ * The key of each result: gang_lookup_slot reports it (indices), so a slot
+ * read as NULL (deleted since) still has one, and a stable key's slot must
+ * never read NULL.  The other three report none: a result's key is the one
+ * its item was inserted under (validated against the item's id); a
+ * gang_lookup_tag_slot slot read as NULL (never a stable key's) has no key
+ * to check and is skipped.
+ */
+_Static_assert(R_GANG_SLOT == R_GANG + 1 && R_GANG_TAG == R_GANG + 2 &&
+		       R_GANG_TAG_SLOT == R_GANG + 3,
+	       "r_gang_any() counts its kind as R_GANG + slots + 2 * tagged");
+
+static void r_gang_any(struct reader *r, bool slots, bool tagged)
 {
-	void *items[MAX_GANG];
-	unsigned long first = reader_key(r);
-	unsigned int n = radix_tree_gang_lookup(&tree, items, first, opt.gang);
-	struct seq_check sc;
-
-	tcount(&r->ops[R_GANG]);
-	seq_begin(&sc, r, "gang_lookup", first, false, true);
-	if (n > opt.gang)
-		terror("reader %u: gang_lookup returned %u > %u items", r->idx, n, opt.gang);
-	for (unsigned int i = 0; i < n && i < opt.gang; i++) {
-		/* The item's own key is the only index we get: validate the
-		 * item against what it claims, then the order. */
-		const struct titem *item = reader_item_any(r, items[i], "gang_lookup");
-
-		if (!item || !seq_key(&sc, item->key))
-			return;
-	}
-	seq_end(&sc, n < opt.gang);
-}
-
-static void r_gang_slot(struct reader *r)
-{
-	void **slots[MAX_GANG];
+	static const char *const names[2][2] = {
+		{ "gang_lookup", "gang_lookup_tag" },
+		{ "gang_lookup_slot", "gang_lookup_tag_slot" },
+	};
+	const char *what = names[slots][tagged];
+	void *items[MAX_GANG], **slotv[MAX_GANG];
 	unsigned long indices[MAX_GANG];
 	unsigned long first = reader_key(r);
-	unsigned int n = radix_tree_gang_lookup_slot(&tree, slots, indices, first, opt.gang);
+	unsigned int tag = tagged ? (unsigned int)trand_below(&r->rng, opt.tags) : 0;
+	unsigned long epoch = reader_epoch();
+	bool keyed = slots && !tagged;
 	struct seq_check sc;
+	unsigned int n;
 
-	tcount(&r->ops[R_GANG_SLOT]);
-	seq_begin(&sc, r, "gang_lookup_slot", first, false, true);
+	if (!slots && !tagged)
+		n = radix_tree_gang_lookup(&tree, items, first, opt.gang);
+	else if (keyed)
+		n = radix_tree_gang_lookup_slot(&tree, slotv, indices, first, opt.gang);
+	else if (!slots)
+		n = radix_tree_gang_lookup_tag(&tree, items, first, opt.gang, tag);
+	else
+		n = radix_tree_gang_lookup_tag_slot(&tree, slotv, first, opt.gang, tag);
+	tcount(&r->ops[R_GANG + (slots ? 1 : 0) + (tagged ? 2 : 0)]);
+	seq_begin(&sc, r, what, first, tagged, !tagged || tag == STABLE_TAG);
+	if (n > opt.gang) {
+		terror("reader %u: %s returned %u > %u items", r->idx, what, n, opt.gang);
+		return;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		/* Pairs with the writers' rcu_assign_pointer of the item. */
-		void *p = rcu_dereference(*slots[i]);
-
-		if (!seq_key(&sc, indices[i]))
-			return;
-		if (p)
-			reader_item(r, p, indices[i], "gang_lookup_slot");
-		else if (key_is_stable(indices[i]))
-			terror("reader %u: gang_lookup_slot: stable key %#lx reads NULL", r->idx,
-			       indices[i]);
-	}
-	seq_end(&sc, n < opt.gang);
-}
-
-static void r_gang_tag(struct reader *r)
-{
-	void *items[MAX_GANG];
-	unsigned long first = reader_key(r);
-	unsigned int tag = (unsigned int)trand_below(&r->rng, opt.tags);
-	unsigned long epoch = reader_epoch();
-	unsigned int n = radix_tree_gang_lookup_tag(&tree, items, first, opt.gang, tag);
-	struct seq_check sc;
-
-	tcount(&r->ops[R_GANG_TAG]);
-	seq_begin(&sc, r, "gang_lookup_tag", first, true, tag == STABLE_TAG);
-	for (unsigned int i = 0; i < n && i < opt.gang; i++) {
-		const struct titem *item = reader_item_any(r, items[i], "gang_lookup_tag");
-
-		if (!item || !seq_key(&sc, item->key))
-			return;
-		reader_check_tagged(r, item, tag, "gang_lookup_tag", epoch);
-	}
-	seq_end(&sc, n < opt.gang);
-}
-
-static void r_gang_tag_slot(struct reader *r)
-{
-	void **slots[MAX_GANG];
-	unsigned long first = reader_key(r);
-	unsigned int tag = (unsigned int)trand_below(&r->rng, opt.tags);
-	unsigned long epoch = reader_epoch();
-	unsigned int n = radix_tree_gang_lookup_tag_slot(&tree, slots, first, opt.gang, tag);
-	struct seq_check sc;
-
-	tcount(&r->ops[R_GANG_TAG_SLOT]);
-	seq_begin(&sc, r, "gang_lookup_tag_slot", first, true, tag == STABLE_TAG);
-	for (unsigned int i = 0; i < n; i++) {
-		/* Pairs with the writers' rcu_assign_pointer of the item. */
-		void *p = rcu_dereference(*slots[i]);
+		void *p = slots ? rcu_dereference(*slotv[i]) : items[i];
 		const struct titem *item;
 
-		/* A slot emptied since (never a stable key's): the kernel's
-		 * five arguments give no key for it, and there is none to check. */
-		if (!p)
-			continue;
-		item = reader_item_any(r, p, "gang_lookup_tag_slot");
-		if (!item || !seq_key(&sc, item->key))
+		if (keyed) {
+			if (!seq_key(&sc, indices[i]))
+				return;
+			if (!p) {
+				if (key_is_stable(indices[i]))
+					terror("reader %u: %s: stable key %#lx reads NULL", r->idx,
+					       what, indices[i]);
+				continue;
+			}
+			item = reader_item(r, p, indices[i], what);
+		} else {
+			if (slots && !p)
+				continue;
+			item = reader_item_any(r, p, what);
+			if (item && !seq_key(&sc, item->key))
+				return;
+		}
+		if (!item)
 			return;
-		reader_check_tagged(r, item, tag, "gang_lookup_tag_slot", epoch);
+		if (tagged)
+			reader_check_tagged(r, item, tag, what, epoch);
 	}
 	seq_end(&sc, n < opt.gang);
 }
@@ -851,10 +833,10 @@ static void reader_op(struct reader *r)
 	case 0: case 1: case 2: case 3: r_lookup(r); break;
 	case 4: case 5: r_lookup_slot(r); break;
 	case 6: r_never(r); break;
-	case 7: case 8: r_gang(r); break;
-	case 9: case 10: r_gang_slot(r); break;
-	case 11: case 12: r_gang_tag(r); break;
-	case 13: r_gang_tag_slot(r); break;
+	case 7: case 8: r_gang_any(r, false, false); break;
+	case 9: case 10: r_gang_any(r, true, false); break;
+	case 11: case 12: r_gang_any(r, false, true); break;
+	case 13: r_gang_any(r, true, true); break;
 	case 14: case 15: r_iter(r); break;
 	case 16: case 17: r_iter_tagged(r); break;
 	case 18: r_iter_contig(r); break;
