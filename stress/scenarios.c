@@ -139,14 +139,24 @@ static bool sc_item_ok(const char *what, const void *p, unsigned long key)
 	return !why;
 }
 
-static void *sc_thread_main(void *arg, void (*body)(struct sc_thread *))
+/*
+ * A thread of a scenario.  Readers run inside a read-side section, which
+ * sc_reader_pause() leaves and re-enters between calls.  The writer makes
+ * writer calls only and holds no read-side section (QSBR: it is online and
+ * announces quiescent states in sc_writer_pause()), so that grace periods
+ * end, and call_rcu callbacks free nodes and items, while the readers race
+ * with the writer: reclamation is part of every scenario.
+ */
+static void *sc_thread_main(void *arg, void (*body)(struct sc_thread *), bool reader)
 {
 	struct sc_thread *t = arg;
 
 	rcu()->register_thread();
-	rcu()->read_lock();
+	if (reader)
+		rcu()->read_lock();
 	body(t);
-	rcu()->read_unlock();
+	if (reader)
+		rcu()->read_unlock();
 	rcuradix_thread_cache_flush();
 	rcu()->unregister_thread();
 	uatomic_set(&t->beat.done, 1);
@@ -243,7 +253,7 @@ static void gl_writer_body(struct sc_thread *t)
 
 static void *gl_writer(void *arg)
 {
-	return sc_thread_main(arg, gl_writer_body);
+	return sc_thread_main(arg, gl_writer_body, false);
 }
 
 static void gl_check(const char *what, unsigned int n, const unsigned long *keys, void **items)
@@ -315,7 +325,7 @@ static void gl_reader_body(struct sc_thread *t)
 
 static void *gl_reader(void *arg)
 {
-	return sc_thread_main(arg, gl_reader_body);
+	return sc_thread_main(arg, gl_reader_body, true);
 }
 
 static int sc_gang_livelock(void)
@@ -371,7 +381,7 @@ static void *gs_writer(void *arg)
 	struct sc_thread *t = arg;
 
 	trng_seed(&t->rng, tseed, 999);
-	return sc_thread_main(arg, gs_writer_body);
+	return sc_thread_main(arg, gs_writer_body, false);
 }
 
 /* A gang lookup from 0: key 0's item, then writer keys once each, ascending. */
@@ -445,7 +455,7 @@ static void gs_reader_body(struct sc_thread *t)
 
 static void *gs_reader(void *arg)
 {
-	return sc_thread_main(arg, gs_reader_body);
+	return sc_thread_main(arg, gs_reader_body, true);
 }
 
 static int sc_grow_shrink(bool far)
@@ -566,7 +576,7 @@ static void *ti_writer(void *arg)
 	struct sc_thread *t = arg;
 
 	trng_seed(&t->rng, tseed, 999);
-	return sc_thread_main(arg, ti_writer_body);
+	return sc_thread_main(arg, ti_writer_body, false);
 }
 
 /* One walk's bookkeeping: the next anchor it must meet. */
@@ -671,7 +681,7 @@ static void ti_reader_body(struct sc_thread *t)
 
 static void *ti_reader(void *arg)
 {
-	return sc_thread_main(arg, ti_reader_body);
+	return sc_thread_main(arg, ti_reader_body, true);
 }
 
 static int sc_tagged_iter(void)
