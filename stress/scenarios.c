@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * scenarios.c - regression scenarios of rcuradix-torture (--scenario NAME):
- * each pins down one interleaving that broke the kernel's radix tree (see
- * /work/shared/notes/kernel-radix-tree.md) and runs it in a tight loop: one
- * writer thread against --readers reader threads (default 2) for --duration
- * seconds.  Each scenario's comment says what the writer does, what the
+ * each pins down one interleaving that broke the Linux kernel's radix tree
+ * and runs it in a tight loop: one writer thread against --readers reader
+ * threads (default 2) for --duration seconds.  Each scenario's comment says
+ * what broke in the kernel (the kernel commit that fixed it, or the kernel
+ * regression test that reproduces it), what the writer does, what the
  * readers race with, and what they check.
  *
  * Common to all: items carry their key and a magic that the call_rcu
  * callback turns to DEAD (then poisons) when a deleted item is reclaimed;
- * every call must return, so a watchdog in main fails the run (exit 3) when
- * a reader makes no progress for 20 s (a livelock); at the end the tree is
- * verified, destroyed, the flavor's barrier() waits for the callbacks, and
- * every node and item must have been freed.
+ * every call must return, so the watchdog (tmonitor(), common.c) fails the
+ * run (exit 3) when a thread makes no progress for TSTUCK_SECONDS (a
+ * livelock); at the end the tree is verified and torn down (tteardown()),
+ * and every node and item must have been freed (tsummary()).
  */
 #include "config.h"
 
@@ -440,9 +441,8 @@ static void gs_reader_body(struct sc_thread *t)
 		 * (guarantee D): it may see K = 1 and then, once the writer
 		 * deleted 1 and inserted the next leaf's key, that key too.
 		 * So: key 0's item first, then each of the writer's keys at
-		 * most once, in ascending order, each its own LIVE item.  (An
-		 * earlier version of this check allowed at most 2 items and
-		 * failed once the walk became fast enough to see both.)
+		 * most once, in ascending order, each its own LIVE item; a
+		 * bound of 2 results would be wrong for a fast enough walk.
 		 */
 		n = radix_tree_gang_lookup(&sc_tree, items, 0, max);
 		gs_check_gang("gang_lookup", items, n);
