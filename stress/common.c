@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * common.c - the torture program's plumbing: the flavor table, item
- * allocation with poison-and-quarantine reclamation, error counting, the
- * seeded RNG and the clock.  See torture.h.
+ * common.c - the torture program's plumbing, shared by the torture proper
+ * (torture.c) and the regression scenarios (scenarios.c): the flavor table,
+ * item allocation with poison-and-quarantine reclamation, error counting,
+ * the seeded RNG and the clock, and the frame of every run: the watchdog,
+ * the teardown and the SUMMARY line.  See torture.h.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Declared here: <urcu/flavor.h> names only one flavor's structure, and the
  * public header declares urcu_memb_flavor. */
@@ -216,4 +219,152 @@ double tnow(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- a run: watchdog, teardown, SUMMARY --------------------------------- */
+
+static bool tall_done(struct tbeat *const *beats, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!uatomic_read(&beats[i]->done))
+			return false;
+	return true;
+}
+
+/* Exit (status 3) if a thread's heartbeat stood still for TSTUCK_SECONDS:
+ * @last and @since hold each heartbeat's last value and when it changed. */
+static void tcheck_stuck(struct tbeat *const *beats, unsigned int n, unsigned long *last,
+			 double *since, double now, double start)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned long count = tread(&beats[i]->count);
+
+		if (count != last[i] || uatomic_read(&beats[i]->done)) {
+			last[i] = count;
+			since[i] = now;
+			continue;
+		}
+		if (now - since[i] >= TSTUCK_SECONDS) {
+			fprintf(stderr, "ERROR (seed %#" PRIx64 "): %s %u made no progress for %d s "
+				"(livelock or deadlock) at t=%.0fs\n", tseed, beats[i]->role,
+				beats[i]->idx, TSTUCK_SECONDS, now - start);
+			printf("SUMMARY result=STUCK seed=%#" PRIx64 "\n", tseed);
+			fflush(stdout);
+			_exit(3);
+		}
+	}
+}
+
+void tmonitor(struct tbeat *const *beats, unsigned int n, double duration, int *stop,
+	      void (*progress)(double t, double dt))
+{
+	unsigned long *last = calloc(n ? n : 1, sizeof(*last));
+	double *since = calloc(n ? n : 1, sizeof(*since));
+	double start = tnow(), prev = start, now = start;
+	bool stopping = false;
+
+	if (!last || !since) {
+		fprintf(stderr, "torture: out of memory\n");
+		exit(2);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		since[i] = start;
+	while (!stopping || !tall_done(beats, n)) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		struct rcuradix_stats st;
+
+		nanosleep(&ts, NULL);
+		/* rcuradix_get_stats() keeps the highest nodes_pending it
+		 * observes: sample it for SUMMARY's peak_nodes_pending. */
+		rcuradix_get_stats(&st, sizeof(st));
+		now = tnow();
+		if (!stopping && (now - prev >= 1.0 || now - start >= duration)) {
+			progress(now - start, now - prev);
+			prev = now;
+		}
+		if (!stopping && now - start >= duration) {
+			uatomic_set(stop, 1);
+			stopping = true;
+		}
+		tcheck_stuck(beats, n, last, since, now, start);
+	}
+	free(last);
+	free(since);
+}
+
+void tteardown(struct radix_tree_root *tree, const struct tflavor *fl)
+{
+	struct titem **items = NULL;
+	size_t nr = 0, cap = 0;
+	unsigned long first = 0;
+
+	/* Every item still in the tree, by key: exact, no writer runs. */
+	for (;;) {
+		void **slots[64];
+		unsigned long keys[64];
+		unsigned int n = radix_tree_gang_lookup_slot(tree, slots, keys, first, 64);
+
+		for (unsigned int i = 0; i < n; i++) {
+			struct titem *item = *slots[i];
+
+			/* A bad item is not ours to free. */
+			if (titem_problem(item, keys[i])) {
+				terror("teardown: key %#lx: %s", keys[i], titem_problem(item, keys[i]));
+				continue;
+			}
+			if (nr == cap) {
+				cap = cap ? 2 * cap : 1024;
+				items = realloc(items, cap * sizeof(*items));
+				if (!items) {
+					fprintf(stderr, "torture: out of memory\n");
+					exit(2);
+				}
+			}
+			items[nr++] = item;
+		}
+		if (n < 64 || keys[n - 1] == ULONG_MAX)
+			break;
+		first = keys[n - 1] + 1;
+	}
+	radix_tree_destroy(tree);
+	if (!radix_tree_empty(tree))
+		terror("teardown: tree not empty after destroy");
+	for (size_t i = 0; i < nr; i++)
+		titem_free_now(items[i]);
+	free(items);
+	/* barrier() waits for every callback; it must not run inside a
+	 * read-side section, which for QSBR means online. */
+	if (fl->qsbr)
+		fl->rcu->thread_offline();
+	fl->rcu->barrier();
+	if (fl->qsbr)
+		fl->rcu->thread_online();
+	titem_quarantine_flush();
+	rcuradix_thread_cache_flush();
+}
+
+int tsummary(const struct tflavor *fl, double duration, const char *fmt, ...)
+{
+	unsigned long leaked_items = titem_allocated() - titem_freed();
+	struct rcuradix_stats st;
+	va_list ap;
+
+	if (rcuradix_get_stats(&st, sizeof(st)))
+		terror("end: rcuradix_get_stats failed");
+	if (st.nodes_live || st.nodes_pending || st.nodes_reserved || st.backing_bytes)
+		terror("end: nodes live %lu, pending %lu, reserved %lu, backing bytes %lu",
+		       st.nodes_live, st.nodes_pending, st.nodes_reserved, st.backing_bytes);
+	if (leaked_items)
+		terror("end: %lu items allocated, %lu freed", titem_allocated(), titem_freed());
+	printf("SUMMARY result=%s flavor=%s slots=%lu", terrors() ? "FAIL" : "PASS", fl->name,
+	       (st.node_size - 64) / sizeof(void *));
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" seed=%#" PRIx64 " duration=%.1fs errors=%lu leaked_nodes=%lu leaked_items=%lu "
+	       "peak_nodes_pending=%lu nodes_allocated=%lu\n", tseed, duration, terrors(),
+	       st.nodes_live, leaked_items, st.nodes_pending_peak, st.nodes_allocated);
+	fflush(stdout);
+	return terrors() ? 1 : 0;
 }

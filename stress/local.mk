@@ -63,8 +63,8 @@ check-loop:
 
 .PHONY: torture check-loop
 
-# The first library bug the torture found (range tagging past the range's
-# end), reproduced in a few lines; a regression test since its fix.
+# radix_tree_range_tag_if_tagged() tags nothing past the range's end: the
+# shapes the torture's range tagging exercises, reduced to a few lines.
 check_PROGRAMS += stress/repro-range-tag
 TESTS += stress/repro-range-tag
 stress_repro_range_tag_SOURCES = stress/repro-range-tag.c

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * scenarios.c - regression scenarios of rcuradix-torture (--scenario NAME):
- * each pins down one interleaving that broke the kernel's radix tree (see
- * /work/shared/notes/kernel-radix-tree.md) and runs it in a tight loop: one
- * writer thread against --readers reader threads (default 2) for --duration
- * seconds.  Each scenario's comment says what the writer does, what the
+ * each pins down one interleaving that broke the Linux kernel's radix tree
+ * and runs it in a tight loop: one writer thread against --readers reader
+ * threads (default 2) for --duration seconds.  Each scenario's comment says
+ * what broke in the kernel (the kernel commit that fixed it, or the kernel
+ * regression test that reproduces it), what the writer does, what the
  * readers race with, and what they check.
  *
  * Common to all: items carry their key and a magic that the call_rcu
  * callback turns to DEAD (then poisons) when a deleted item is reclaimed;
- * every call must return, so a watchdog in main fails the run (exit 3) when
- * a reader makes no progress for 20 s (a livelock); at the end the tree is
- * verified, destroyed, the flavor's barrier() waits for the callbacks, and
- * every node and item must have been freed.
+ * every call must return, so the watchdog (tmonitor(), common.c) fails the
+ * run (exit 3) when a thread makes no progress for TSTUCK_SECONDS (a
+ * livelock); at the end the tree is verified and torn down (tteardown()),
+ * and every node and item must have been freed (tsummary()).
  */
 #include "config.h"
 
@@ -26,7 +27,6 @@
 
 #define SC_MAX_READERS 64
 #define SC_MAX_GANG 256
-#define SC_STUCK_SECONDS 20
 
 static const struct tscenario_opts *so;
 static struct radix_tree_root sc_tree;
@@ -36,8 +36,7 @@ struct sc_thread {
 	pthread_t thread;
 	unsigned int idx;
 	struct trng rng;
-	unsigned long calls;   /* heartbeat: completed reader calls / writer cycles */
-	int done;
+	struct tbeat beat;  /* count: completed reader calls / writer cycles */
 } __attribute__((aligned(64)));
 
 static struct sc_thread sc_writer, sc_readers[SC_MAX_READERS];
@@ -52,7 +51,7 @@ static const struct rcu_flavor_struct *rcu(void)
 static void sc_reader_pause(struct sc_thread *t)
 {
 	if (so->fl->qsbr) {
-		if (t->calls % 256 == 0)
+		if (t->beat.count % 256 == 0)
 			rcu()->read_quiescent_state();
 	} else {
 		rcu()->read_unlock();
@@ -65,7 +64,7 @@ static void sc_reader_pause(struct sc_thread *t)
 /* Writer side: QSBR writers are online and must let grace periods end. */
 static void sc_writer_pause(struct sc_thread *t)
 {
-	if (so->fl->qsbr && t->calls % 64 == 0)
+	if (so->fl->qsbr && t->beat.count % 64 == 0)
 		rcu()->read_quiescent_state();
 	if (so->yield)
 		sched_yield();
@@ -141,134 +140,87 @@ static bool sc_item_ok(const char *what, const void *p, unsigned long key)
 	return !why;
 }
 
-static void *sc_thread_main(void *arg, void (*body)(struct sc_thread *))
+/*
+ * A thread of a scenario.  Readers run inside a read-side section, which
+ * sc_reader_pause() leaves and re-enters between calls.  The writer makes
+ * writer calls only and holds no read-side section (QSBR: it is online and
+ * announces quiescent states in sc_writer_pause()), so that grace periods
+ * end, and call_rcu callbacks free nodes and items, while the readers race
+ * with the writer: reclamation is part of every scenario.
+ */
+static void *sc_thread_main(void *arg, void (*body)(struct sc_thread *), bool reader)
 {
 	struct sc_thread *t = arg;
 
 	rcu()->register_thread();
-	rcu()->read_lock();
+	if (reader)
+		rcu()->read_lock();
 	body(t);
-	rcu()->read_unlock();
+	if (reader)
+		rcu()->read_unlock();
 	rcuradix_thread_cache_flush();
 	rcu()->unregister_thread();
-	uatomic_set(&t->done, 1);
+	uatomic_set(&t->beat.done, 1);
 	return NULL;
 }
 
-/* Run @writer and the readers for the duration, watching for livelock. */
+static unsigned long sc_reader_calls(void)
+{
+	unsigned long calls = 0;
+
+	for (unsigned int i = 0; i < sc_nr_readers; i++)
+		calls += tread(&sc_readers[i].beat.count);
+	return calls;
+}
+
+/* One progress line: reader calls and writer cycles per second. */
+static void sc_progress(double t, double dt)
+{
+	static unsigned long prev_calls, prev_cycles;
+	unsigned long calls = sc_reader_calls(), cycles = tread(&sc_writer.beat.count);
+
+	printf("t=%3.0fs reader calls/s=%.0f writer cycles/s=%.0f errors=%lu\n", t,
+	       (double)(calls - prev_calls) / dt, (double)(cycles - prev_cycles) / dt, terrors());
+	fflush(stdout);
+	prev_calls = calls;
+	prev_cycles = cycles;
+}
+
+/* Run @writer and the readers for the duration, under the watchdog. */
 static void sc_run(void *(*writer)(void *), void *(*reader)(void *))
 {
-	unsigned long last[SC_MAX_READERS + 1] = { 0 }, prev_calls = 0, prev_cycles = 0;
-	unsigned int still[SC_MAX_READERS + 1] = { 0 };
-	double start = tnow(), prev = start, now;
-	bool stopping = false;
+	struct tbeat *beats[SC_MAX_READERS + 1];
 
 	sc_nr_readers = so->readers < SC_MAX_READERS ? so->readers : SC_MAX_READERS;
+	sc_writer.beat = (struct tbeat){ .role = "writer", .idx = 0 };
+	beats[0] = &sc_writer.beat;
 	if (pthread_create(&sc_writer.thread, NULL, writer, &sc_writer))
 		exit(2);
 	for (unsigned int i = 0; i < sc_nr_readers; i++) {
 		sc_readers[i].idx = i;
+		sc_readers[i].beat = (struct tbeat){ .role = "reader", .idx = i };
+		beats[1 + i] = &sc_readers[i].beat;
 		trng_seed(&sc_readers[i].rng, tseed, i);
 		if (pthread_create(&sc_readers[i].thread, NULL, reader, &sc_readers[i]))
 			exit(2);
 	}
-	for (;;) {
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
-		unsigned long calls = 0;
-		bool done = uatomic_read(&sc_writer.done);
-
-		nanosleep(&ts, NULL);
-		now = tnow();
-		for (unsigned int i = 0; i < sc_nr_readers; i++)
-			done = done && uatomic_read(&sc_readers[i].done);
-		if (done)
-			break;
-		if (!stopping && now - start >= so->duration) {
-			uatomic_set(&sc_stop, 1);
-			stopping = true;
-		}
-		if (now - prev < 1.0)
-			continue;
-		/* Once a second: progress, and the livelock watchdog. */
-		for (unsigned int i = 0; i <= sc_nr_readers; i++) {
-			struct sc_thread *t = i < sc_nr_readers ? &sc_readers[i] : &sc_writer;
-			unsigned long c = tread(&t->calls);
-
-			if (i < sc_nr_readers)
-				calls += c;
-			if (c != last[i] || uatomic_read(&t->done)) {
-				last[i] = c;
-				still[i] = 0;
-			} else if (++still[i] >= SC_STUCK_SECONDS) {
-				fprintf(stderr, "ERROR (seed %#" PRIx64 "): %s made no progress for "
-					"%d s: livelock\n", tseed,
-					i < sc_nr_readers ? "a reader" : "the writer",
-					SC_STUCK_SECONDS);
-				printf("SUMMARY result=STUCK seed=%#" PRIx64 "\n", tseed);
-				fflush(stdout);
-				_exit(3);
-			}
-		}
-		printf("t=%3.0fs reader calls/s=%.0f writer cycles/s=%.0f errors=%lu\n",
-		       now - start, (double)(calls - prev_calls) / (now - prev),
-		       (double)(tread(&sc_writer.calls) - prev_cycles) / (now - prev), terrors());
-		fflush(stdout);
-		prev_calls = calls;
-		prev_cycles = tread(&sc_writer.calls);
-		prev = now;
-	}
+	tmonitor(beats, 1 + sc_nr_readers, so->duration, &sc_stop, sc_progress);
 	pthread_join(sc_writer.thread, NULL);
 	for (unsigned int i = 0; i < sc_nr_readers; i++)
 		pthread_join(sc_readers[i].thread, NULL);
 }
 
-/* Verify, empty, destroy, wait for callbacks, count what is left. */
+/* Verify, then the common teardown and SUMMARY. */
 static int sc_finish(const char *name)
 {
-	struct rcuradix_stats st;
-	unsigned long reads = 0, leaked_items;
-	void *items[64];
-	unsigned int n;
-
 	rcu()->register_thread();
 	if (radix_tree_verify(&sc_tree) != 0)
 		terror("final: radix_tree_verify failed (see stderr)");
-	while ((n = radix_tree_gang_lookup(&sc_tree, items, 0, 64)) > 0) {
-		for (unsigned int i = 0; i < n; i++) {
-			struct titem *item = items[i];
-
-			if (radix_tree_delete(&sc_tree, item->key) != item)
-				terror("final: delete(%#lx) failed", item->key);
-			titem_free_now(item);
-		}
-	}
-	radix_tree_destroy(&sc_tree);
-	if (so->fl->qsbr)
-		rcu()->thread_offline();
-	/* Every callback (nodes, items) has run after this. */
-	rcu()->barrier();
-	if (so->fl->qsbr)
-		rcu()->thread_online();
-	titem_quarantine_flush();
-	rcuradix_thread_cache_flush();
+	tteardown(&sc_tree, so->fl);
 	rcu()->unregister_thread();
-	rcuradix_get_stats(&st, sizeof(st));
-	leaked_items = titem_allocated() - titem_freed();
-	if (st.nodes_live || st.nodes_pending || st.nodes_reserved || st.backing_bytes)
-		terror("end: nodes live %lu, pending %lu, reserved %lu", st.nodes_live,
-		       st.nodes_pending, st.nodes_reserved);
-	if (leaked_items)
-		terror("end: %lu items leaked", leaked_items);
-	for (unsigned int i = 0; i < sc_nr_readers; i++)
-		reads += sc_readers[i].calls;
-	printf("SUMMARY result=%s scenario=%s flavor=%s slots=%lu readers=%u seed=%#" PRIx64
-	       " duration=%.1fs reader_calls=%lu writer_cycles=%lu errors=%lu leaked_nodes=%lu "
-	       "leaked_items=%lu peak_nodes_pending=%lu\n", terrors() ? "FAIL" : "PASS", name,
-	       so->fl->name, (st.node_size - 64) / sizeof(void *), sc_nr_readers, tseed,
-	       so->duration, reads, sc_writer.calls, terrors(), st.nodes_live, leaked_items,
-	       st.nodes_pending_peak);
-	fflush(stdout);
-	return terrors() ? 1 : 0;
+	return tsummary(so->fl, so->duration,
+			" scenario=%s readers=%u reader_calls=%lu writer_cycles=%lu", name,
+			sc_nr_readers, sc_reader_calls(), tread(&sc_writer.beat.count));
 }
 
 /* ------------------------------------------------------------------------
@@ -295,14 +247,14 @@ static void gl_writer_body(struct sc_thread *t)
 
 		sc_delete(1, b);
 		sc_delete(0, a);
-		tcount(&t->calls);
+		tcount(&t->beat.count);
 		sc_writer_pause(t);
 	}
 }
 
 static void *gl_writer(void *arg)
 {
-	return sc_thread_main(arg, gl_writer_body);
+	return sc_thread_main(arg, gl_writer_body, false);
 }
 
 static void gl_check(const char *what, unsigned int n, const unsigned long *keys, void **items)
@@ -367,14 +319,14 @@ static void gl_reader_body(struct sc_thread *t)
 			gl_check("for_each_slot", n, keys, items);
 			break;
 		}
-		tcount(&t->calls);
+		tcount(&t->beat.count);
 		sc_reader_pause(t);
 	}
 }
 
 static void *gl_reader(void *arg)
 {
-	return sc_thread_main(arg, gl_reader_body);
+	return sc_thread_main(arg, gl_reader_body, true);
 }
 
 static int sc_gang_livelock(void)
@@ -420,7 +372,7 @@ static void gs_writer_body(struct sc_thread *t)
 		struct titem *item = sc_insert(key, trand_below(&t->rng, 2));
 
 		sc_delete(key, item);
-		tcount(&t->calls);
+		tcount(&t->beat.count);
 		sc_writer_pause(t);
 	}
 }
@@ -430,7 +382,7 @@ static void *gs_writer(void *arg)
 	struct sc_thread *t = arg;
 
 	trng_seed(&t->rng, tseed, 999);
-	return sc_thread_main(arg, gs_writer_body);
+	return sc_thread_main(arg, gs_writer_body, false);
 }
 
 /* A gang lookup from 0: key 0's item, then writer keys once each, ascending. */
@@ -489,22 +441,21 @@ static void gs_reader_body(struct sc_thread *t)
 		 * (guarantee D): it may see K = 1 and then, once the writer
 		 * deleted 1 and inserted the next leaf's key, that key too.
 		 * So: key 0's item first, then each of the writer's keys at
-		 * most once, in ascending order, each its own LIVE item.  (An
-		 * earlier version of this check allowed at most 2 items and
-		 * failed once the walk became fast enough to see both.)
+		 * most once, in ascending order, each its own LIVE item; a
+		 * bound of 2 results would be wrong for a fast enough walk.
 		 */
 		n = radix_tree_gang_lookup(&sc_tree, items, 0, max);
 		gs_check_gang("gang_lookup", items, n);
 		n = radix_tree_gang_lookup_tag(&sc_tree, items, 0, max, 0);
 		gs_check_gang("gang_lookup_tag", items, n);
-		tcount(&t->calls);
+		tcount(&t->beat.count);
 		sc_reader_pause(t);
 	}
 }
 
 static void *gs_reader(void *arg)
 {
-	return sc_thread_main(arg, gs_reader_body);
+	return sc_thread_main(arg, gs_reader_body, true);
 }
 
 static int sc_grow_shrink(bool far)
@@ -578,7 +529,7 @@ static void ti_writer_body(struct sc_thread *t)
 		}
 		if (behind > ti_span)
 			behind = ti_span;
-		tcount(&t->calls);
+		tcount(&t->beat.count);
 		sc_writer_pause(t);
 		if (behind < 2)
 			continue;
@@ -625,7 +576,7 @@ static void *ti_writer(void *arg)
 	struct sc_thread *t = arg;
 
 	trng_seed(&t->rng, tseed, 999);
-	return sc_thread_main(arg, ti_writer_body);
+	return sc_thread_main(arg, ti_writer_body, false);
 }
 
 /* One walk's bookkeeping: the next anchor it must meet. */
@@ -723,14 +674,14 @@ static void ti_reader_body(struct sc_thread *t)
 		ti_walk_end(&w);
 		/* Let the writer work on the whole range between walks. */
 		uatomic_set(&ti_pos[t->idx], ULONG_MAX);
-		tcount(&t->calls);
+		tcount(&t->beat.count);
 		sc_reader_pause(t);
 	}
 }
 
 static void *ti_reader(void *arg)
 {
-	return sc_thread_main(arg, ti_reader_body);
+	return sc_thread_main(arg, ti_reader_body, true);
 }
 
 static int sc_tagged_iter(void)

@@ -62,7 +62,6 @@
 #define CLUSTER_SPACE (1UL << 20)
 #define QS_EVERY 1024UL    /* QSBR readers: quiescent state every 1024 ops */
 #define IDLE_EVERY 65536UL /* readers go idle (QSBR: offline) this often */
-#define STUCK_SECONDS 20   /* a thread without progress this long is stuck */
 #define MAX_GANG 256U
 
 enum distribution { DIST_DENSE, DIST_CLUSTERED, DIST_SPARSE };
@@ -288,8 +287,7 @@ struct reader {
 	unsigned long *last_gen; /* newest generation seen per owned id */
 	unsigned long ops[NR_ROPS];
 	unsigned long tag_checks, tag_checks_moot; /* flags checked / skipped (deletes ran) */
-	unsigned long heartbeat;
-	int done;
+	struct tbeat beat;
 } __attribute__((aligned(64)));
 
 struct writer {
@@ -299,9 +297,8 @@ struct writer {
 	unsigned long *own_ids, nr_own;
 	unsigned long *blocks, nr_blocks; /* first id of each own block */
 	unsigned long ops[NR_WOPS];
-	unsigned long heartbeat;
+	struct tbeat beat;
 	bool draining;
-	int done;
 } __attribute__((aligned(64)));
 
 static struct reader *readers;
@@ -554,98 +551,80 @@ static void r_never(struct reader *r)
 		terror("reader %u: tag_get(%#lx) = %d on a never-inserted key", r->idx, key, t);
 }
 
-static void r_gang(struct reader *r)
+/*
+ * The four gang lookups, one reader: items or slots (@slots), all items or
+ * those bearing a random tag (@tagged).  Checks: at most opt.gang results;
+ * their keys strictly ascending from first, no stable (tag 0: stable-
+ * tagged) key skipped, none after the last when fewer than asked came back;
+ * every item valid for its key, a tagged one tagged at some point.
+ *
+ * The key of each result: gang_lookup_slot reports it (indices), so a slot
+ * read as NULL (deleted since) still has one, and a stable key's slot must
+ * never read NULL.  The other three report none: a result's key is the one
+ * its item was inserted under (validated against the item's id); a
+ * gang_lookup_tag_slot slot read as NULL (never a stable key's) has no key
+ * to check and is skipped.
+ */
+_Static_assert(R_GANG_SLOT == R_GANG + 1 && R_GANG_TAG == R_GANG + 2 &&
+		       R_GANG_TAG_SLOT == R_GANG + 3,
+	       "r_gang_any() counts its kind as R_GANG + slots + 2 * tagged");
+
+static void r_gang_any(struct reader *r, bool slots, bool tagged)
 {
-	void *items[MAX_GANG];
-	unsigned long first = reader_key(r);
-	unsigned int n = radix_tree_gang_lookup(&tree, items, first, opt.gang);
-	struct seq_check sc;
-
-	tcount(&r->ops[R_GANG]);
-	seq_begin(&sc, r, "gang_lookup", first, false, true);
-	if (n > opt.gang)
-		terror("reader %u: gang_lookup returned %u > %u items", r->idx, n, opt.gang);
-	for (unsigned int i = 0; i < n && i < opt.gang; i++) {
-		/* The item's own key is the only index we get: validate the
-		 * item against what it claims, then the order. */
-		const struct titem *item = reader_item_any(r, items[i], "gang_lookup");
-
-		if (!item || !seq_key(&sc, item->key))
-			return;
-	}
-	seq_end(&sc, n < opt.gang);
-}
-
-static void r_gang_slot(struct reader *r)
-{
-	void **slots[MAX_GANG];
+	static const char *const names[2][2] = {
+		{ "gang_lookup", "gang_lookup_tag" },
+		{ "gang_lookup_slot", "gang_lookup_tag_slot" },
+	};
+	const char *what = names[slots][tagged];
+	void *items[MAX_GANG], **slotv[MAX_GANG];
 	unsigned long indices[MAX_GANG];
 	unsigned long first = reader_key(r);
-	unsigned int n = radix_tree_gang_lookup_slot(&tree, slots, indices, first, opt.gang);
+	unsigned int tag = tagged ? (unsigned int)trand_below(&r->rng, opt.tags) : 0;
+	unsigned long epoch = reader_epoch();
+	bool keyed = slots && !tagged;
 	struct seq_check sc;
+	unsigned int n;
 
-	tcount(&r->ops[R_GANG_SLOT]);
-	seq_begin(&sc, r, "gang_lookup_slot", first, false, true);
+	if (!slots && !tagged)
+		n = radix_tree_gang_lookup(&tree, items, first, opt.gang);
+	else if (keyed)
+		n = radix_tree_gang_lookup_slot(&tree, slotv, indices, first, opt.gang);
+	else if (!slots)
+		n = radix_tree_gang_lookup_tag(&tree, items, first, opt.gang, tag);
+	else
+		n = radix_tree_gang_lookup_tag_slot(&tree, slotv, first, opt.gang, tag);
+	tcount(&r->ops[R_GANG + (slots ? 1 : 0) + (tagged ? 2 : 0)]);
+	seq_begin(&sc, r, what, first, tagged, !tagged || tag == STABLE_TAG);
+	if (n > opt.gang) {
+		terror("reader %u: %s returned %u > %u items", r->idx, what, n, opt.gang);
+		return;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		/* Pairs with the writers' rcu_assign_pointer of the item. */
-		void *p = rcu_dereference(*slots[i]);
-
-		if (!seq_key(&sc, indices[i]))
-			return;
-		if (p)
-			reader_item(r, p, indices[i], "gang_lookup_slot");
-		else if (key_is_stable(indices[i]))
-			terror("reader %u: gang_lookup_slot: stable key %#lx reads NULL", r->idx,
-			       indices[i]);
-	}
-	seq_end(&sc, n < opt.gang);
-}
-
-static void r_gang_tag(struct reader *r)
-{
-	void *items[MAX_GANG];
-	unsigned long first = reader_key(r);
-	unsigned int tag = (unsigned int)trand_below(&r->rng, opt.tags);
-	unsigned long epoch = reader_epoch();
-	unsigned int n = radix_tree_gang_lookup_tag(&tree, items, first, opt.gang, tag);
-	struct seq_check sc;
-
-	tcount(&r->ops[R_GANG_TAG]);
-	seq_begin(&sc, r, "gang_lookup_tag", first, true, tag == STABLE_TAG);
-	for (unsigned int i = 0; i < n && i < opt.gang; i++) {
-		const struct titem *item = reader_item_any(r, items[i], "gang_lookup_tag");
-
-		if (!item || !seq_key(&sc, item->key))
-			return;
-		reader_check_tagged(r, item, tag, "gang_lookup_tag", epoch);
-	}
-	seq_end(&sc, n < opt.gang);
-}
-
-static void r_gang_tag_slot(struct reader *r)
-{
-	void **slots[MAX_GANG];
-	unsigned long first = reader_key(r);
-	unsigned int tag = (unsigned int)trand_below(&r->rng, opt.tags);
-	unsigned long epoch = reader_epoch();
-	unsigned int n = radix_tree_gang_lookup_tag_slot(&tree, slots, first, opt.gang, tag);
-	struct seq_check sc;
-
-	tcount(&r->ops[R_GANG_TAG_SLOT]);
-	seq_begin(&sc, r, "gang_lookup_tag_slot", first, true, tag == STABLE_TAG);
-	for (unsigned int i = 0; i < n; i++) {
-		/* Pairs with the writers' rcu_assign_pointer of the item. */
-		void *p = rcu_dereference(*slots[i]);
+		void *p = slots ? rcu_dereference(*slotv[i]) : items[i];
 		const struct titem *item;
 
-		/* A slot emptied since (never a stable key's): the kernel's
-		 * five arguments give no key for it, and there is none to check. */
-		if (!p)
-			continue;
-		item = reader_item_any(r, p, "gang_lookup_tag_slot");
-		if (!item || !seq_key(&sc, item->key))
+		if (keyed) {
+			if (!seq_key(&sc, indices[i]))
+				return;
+			if (!p) {
+				if (key_is_stable(indices[i]))
+					terror("reader %u: %s: stable key %#lx reads NULL", r->idx,
+					       what, indices[i]);
+				continue;
+			}
+			item = reader_item(r, p, indices[i], what);
+		} else {
+			if (slots && !p)
+				continue;
+			item = reader_item_any(r, p, what);
+			if (item && !seq_key(&sc, item->key))
+				return;
+		}
+		if (!item)
 			return;
-		reader_check_tagged(r, item, tag, "gang_lookup_tag_slot", epoch);
+		if (tagged)
+			reader_check_tagged(r, item, tag, what, epoch);
 	}
 	seq_end(&sc, n < opt.gang);
 }
@@ -770,12 +749,12 @@ static void r_tag_get(struct reader *r)
 	tcount(&r->ops[R_TAG_GET]);
 	if (is_stable(id)) {
 		/* Stable tags never change: exact even under RCU alone. */
-		int want = tag == STABLE_TAG && is_stable_tagged(id) ? 1 : -1;
+		int want = tag == STABLE_TAG && is_stable_tagged(id);
 
 		if (t != want)
 			terror("reader %u: tag_get(%#lx, %u) = %d on a stable key, expected %d",
 			       r->idx, key, tag, t, want);
-	} else if (t != 0 && t != 1 && t != -1) {
+	} else if (t != 0 && t != 1) {
 		terror("reader %u: tag_get(%#lx, %u) = %d", r->idx, key, tag, t);
 	}
 }
@@ -828,9 +807,9 @@ static void r_locked(struct reader *r)
 		now = CMM_LOAD_SHARED(item->tags_now);
 		for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
 			int t = radix_tree_tag_get(&tree, indices[i], tag);
-			bool flag = now & (1UL << tag);
+			int flag = (now >> tag) & 1;
 
-			if ((t == 1 && !flag) || (is_chaos(item->id) && t != (flag ? 1 : -1)))
+			if ((t != 0 && t != 1) || (t && !flag) || (is_chaos(item->id) && t != flag))
 				terror("reader %u: under the lock tag_get(%#lx, %u) = %d, item flag %d",
 				       r->idx, indices[i], tag, t, flag);
 		}
@@ -851,10 +830,10 @@ static void reader_op(struct reader *r)
 	case 0: case 1: case 2: case 3: r_lookup(r); break;
 	case 4: case 5: r_lookup_slot(r); break;
 	case 6: r_never(r); break;
-	case 7: case 8: r_gang(r); break;
-	case 9: case 10: r_gang_slot(r); break;
-	case 11: case 12: r_gang_tag(r); break;
-	case 13: r_gang_tag_slot(r); break;
+	case 7: case 8: r_gang_any(r, false, false); break;
+	case 9: case 10: r_gang_any(r, true, false); break;
+	case 11: case 12: r_gang_any(r, false, true); break;
+	case 13: r_gang_any(r, true, true); break;
 	case 14: case 15: r_iter(r); break;
 	case 16: case 17: r_iter_tagged(r); break;
 	case 18: r_iter_contig(r); break;
@@ -890,7 +869,7 @@ static void *reader_main(void *arg)
 			reader_op(r);
 		rcu()->read_unlock();
 		n += batch;
-		tcount(&r->heartbeat);
+		tcount(&r->beat.count);
 		if (opt.fl->qsbr && n - last_qs >= QS_EVERY) {
 			rcu()->read_quiescent_state();
 			last_qs = n;
@@ -901,7 +880,7 @@ static void *reader_main(void *arg)
 			sched_yield();
 	}
 	rcu()->unregister_thread();
-	uatomic_set(&r->done, 1);
+	uatomic_set(&r->beat.done, 1);
 	return NULL;
 }
 
@@ -1029,7 +1008,7 @@ static void w_check_key(struct writer *w, unsigned long id, const char *when)
 		terror("writer %u: %s: lookup(%#lx) = %p, slot %p, model holds %p", w->idx, when,
 		       key, got, (void *)slot, (void *)m->item);
 	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
-		int want = !m->item ? 0 : (m->tags & (1UL << tag)) ? 1 : -1;
+		int want = m->item && (m->tags & (1UL << tag));
 		int t = radix_tree_tag_get(&tree, key, tag);
 
 		if (t != want)
@@ -1462,7 +1441,7 @@ static void *writer_main(void *arg)
 	rcu()->register_thread();
 	while (!uatomic_read(&stop)) {
 		writer_op(w, n++);
-		tcount(&w->heartbeat);
+		tcount(&w->beat.count);
 		/* Writers are online QSBR threads too: let grace periods end. */
 		if (opt.fl->qsbr && n % 64 == 0)
 			rcu()->read_quiescent_state();
@@ -1472,7 +1451,7 @@ static void *writer_main(void *arg)
 	/* Give this thread's node reserve back before the final count. */
 	rcuradix_thread_cache_flush();
 	rcu()->unregister_thread();
-	uatomic_set(&w->done, 1);
+	uatomic_set(&w->beat.done, 1);
 	return NULL;
 }
 
@@ -1496,6 +1475,7 @@ static void setup_writers(void)
 		struct writer *w = &writers[i];
 
 		w->idx = i;
+		w->beat = (struct tbeat){ .role = "writer", .idx = i };
 		trng_seed(&w->rng, opt.seed, 1000 + i);
 		w->own_ids = xcalloc(opt.keys, sizeof(*w->own_ids));
 		w->blocks = xcalloc(opt.keys / BLOCK + 1, sizeof(*w->blocks));
@@ -1518,6 +1498,7 @@ static void setup_readers(void)
 	readers = xcalloc(opt.readers, sizeof(*readers));
 	for (unsigned int i = 0; i < opt.readers; i++) {
 		readers[i].idx = i;
+		readers[i].beat = (struct tbeat){ .role = "reader", .idx = i };
 		trng_seed(&readers[i].rng, opt.seed, i);
 		readers[i].last_gen = xcalloc(opt.keys, sizeof(unsigned long));
 	}
@@ -1572,11 +1553,14 @@ static unsigned long total(const unsigned long *v, unsigned int n)
 	return s;
 }
 
-static void print_progress(double t, const unsigned long *r, const unsigned long *r0,
-			   const unsigned long *w, const unsigned long *w0, double dt)
+/* One progress line: operations per second of each kind since the last. */
+static void print_progress(double t, double dt)
 {
+	static unsigned long r0[NR_ROPS], w0[NR_WOPS];
+	unsigned long r[NR_ROPS], w[NR_WOPS];
 	struct rcuradix_stats st;
 
+	sum_ops(r, w);
 	rcuradix_get_stats(&st, sizeof(st));
 	printf("t=%3.0fs reads/s:", t);
 	for (unsigned int k = 0; k < NR_ROPS; k++)
@@ -1587,83 +1571,8 @@ static void print_progress(double t, const unsigned long *r, const unsigned long
 	printf(" | nodes live=%lu pending=%lu errors=%lu\n", st.nodes_live, st.nodes_pending,
 	       terrors());
 	fflush(stdout);
-}
-
-/* No progress for STUCK_SECONDS: a livelock or a deadlock.  Report and
- * quit without joining (the thread cannot be stopped). */
-static void check_stuck(unsigned long *last, unsigned int *still, double now)
-{
-	for (unsigned int i = 0; i < opt.readers + opt.writers; i++) {
-		bool is_reader = i < opt.readers;
-		unsigned long hb = is_reader ? tread(&readers[i].heartbeat)
-					     : tread(&writers[i - opt.readers].heartbeat);
-		int done = is_reader ? uatomic_read(&readers[i].done)
-				     : uatomic_read(&writers[i - opt.readers].done);
-
-		if (hb != last[i] || done) {
-			last[i] = hb;
-			still[i] = 0;
-			continue;
-		}
-		if (++still[i] >= STUCK_SECONDS) {
-			fprintf(stderr, "ERROR (seed %#" PRIx64 "): %s %u made no progress for %d s "
-				"(livelock or deadlock) at t=%.0fs\n", tseed,
-				is_reader ? "reader" : "writer",
-				is_reader ? i : i - opt.readers, STUCK_SECONDS, now);
-			printf("SUMMARY result=STUCK seed=%#" PRIx64 "\n", tseed);
-			fflush(stdout);
-			_exit(3);
-		}
-	}
-}
-
-static bool all_done(void)
-{
-	for (unsigned int i = 0; i < opt.readers; i++)
-		if (!uatomic_read(&readers[i].done))
-			return false;
-	for (unsigned int i = 0; i < opt.writers; i++)
-		if (!uatomic_read(&writers[i].done))
-			return false;
-	return true;
-}
-
-/* Run for the duration, one progress line per second, then stop. */
-static void run_and_report(double start)
-{
-	unsigned long r0[NR_ROPS] = { 0 }, w0[NR_WOPS] = { 0 }, r[NR_ROPS], w[NR_WOPS];
-	unsigned int nthreads = opt.readers + opt.writers;
-	unsigned long *last = xcalloc(nthreads, sizeof(*last));
-	unsigned int *still = xcalloc(nthreads, sizeof(*still));
-	double prev = start, now;
-
-	for (;;) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-
-		nanosleep(&ts, NULL);
-		now = tnow();
-		if (now - prev >= 1.0 || now - start >= opt.duration) {
-			sum_ops(r, w);
-			print_progress(now - start, r, r0, w, w0, now - prev);
-			memcpy(r0, r, sizeof(r));
-			memcpy(w0, w, sizeof(w));
-			check_stuck(last, still, now - start);
-			prev = now;
-		}
-		if (now - start >= opt.duration)
-			break;
-	}
-	uatomic_set(&stop, 1);
-	/* Wait for the threads to notice, still watching for a stuck one. */
-	for (unsigned int i = 0; !all_done(); i++) {
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-		nanosleep(&ts, NULL);
-		if (i % 100 == 99)
-			check_stuck(last, still, tnow() - start);
-	}
-	free(last);
-	free(still);
+	memcpy(r0, r, sizeof(r));
+	memcpy(w0, w, sizeof(w));
 }
 
 /*
@@ -1710,7 +1619,7 @@ static unsigned long final_check(void)
 		present++;
 		tag_any |= want_tags;
 		for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
-			int want = (want_tags & (1UL << tag)) ? 1 : -1;
+			int want = (int)((want_tags >> tag) & 1);
 			int t = radix_tree_tag_get(&tree, key, tag);
 
 			if (t != want)
@@ -1742,75 +1651,33 @@ static unsigned long final_check(void)
 	return present;
 }
 
-/* Destroy the tree, free every item, wait for the callbacks. */
-static void teardown(void)
-{
-	struct titem **items = xcalloc(opt.keys, sizeof(*items));
-	unsigned long n = 0;
-
-	for (unsigned long id = 0; id < opt.keys; id++) {
-		struct titem *item = radix_tree_lookup(&tree, key_of(id));
-
-		if (item && !titem_problem(item, key_of(id)))
-			items[n++] = item;
-	}
-	radix_tree_destroy(&tree);
-	if (!radix_tree_empty(&tree))
-		terror("teardown: tree not empty after destroy");
-	/* No reader remains: the items can go now. */
-	for (unsigned long i = 0; i < n; i++)
-		titem_free_now(items[i]);
-	free(items);
-	/* barrier() waits for every callback; it must not run inside a
-	 * read-side section, which for QSBR means online. */
-	if (opt.fl->qsbr)
-		rcu()->thread_offline();
-	rcu()->barrier();
-	if (opt.fl->qsbr)
-		rcu()->thread_online();
-	titem_quarantine_flush();
-	rcuradix_thread_cache_flush();
-}
-
 static int summary(double elapsed, unsigned long present)
 {
-	unsigned long r[NR_ROPS], w[NR_WOPS];
-	struct rcuradix_stats st;
-	unsigned long leaked_items = titem_allocated() - titem_freed();
-	unsigned long errors, tag_checks = 0, tag_checks_moot = 0;
+	unsigned long r[NR_ROPS], w[NR_WOPS], tag_checks = 0, tag_checks_moot = 0;
+	char ops[2048];
+	size_t len = 0;
 
 	sum_ops(r, w);
 	for (unsigned int i = 0; i < opt.readers; i++) {
 		tag_checks += readers[i].tag_checks;
 		tag_checks_moot += readers[i].tag_checks_moot;
 	}
-	rcuradix_get_stats(&st, sizeof(st));
-	if (st.nodes_live || st.nodes_pending || st.nodes_reserved || st.backing_bytes)
-		terror("end: nodes live %lu, pending %lu, reserved %lu, backing bytes %lu",
-		       st.nodes_live, st.nodes_pending, st.nodes_reserved, st.backing_bytes);
-	if (leaked_items)
-		terror("end: %lu items allocated, %lu freed", titem_allocated(), titem_freed());
-	errors = terrors();
-	printf("SUMMARY result=%s flavor=%s slots=%lu distribution=%s readers=%u writers=%u "
-	       "keys=%lu chaos=%lu gang=%u tags=%u yield=%d seed=%#" PRIx64 " duration=%.1fs "
-	       "reads=%lu writes=%lu", errors ? "FAIL" : "PASS", opt.fl->name,
-	       (st.node_size - 64) / sizeof(void *), dist_names[opt.dist], opt.readers,
-	       opt.writers, opt.keys, opt.chaos, opt.gang, opt.tags, opt.yield, opt.seed, elapsed,
-	       total(r, NR_ROPS), total(w, NR_WOPS));
-	for (unsigned int k = 0; k < NR_ROPS; k++)
-		printf(" %s=%lu", rop_names[k], r[k]);
-	for (unsigned int k = 0; k < NR_WOPS; k++)
-		printf(" %s=%lu", wop_names[k], w[k]);
-	printf(" tag_flag_checks=%lu tag_flag_checks_moot=%lu", tag_checks, tag_checks_moot);
-	printf(" items_at_end=%lu errors=%lu leaked_nodes=%lu leaked_items=%lu "
-	       "peak_nodes_pending=%lu nodes_allocated=%lu\n", present, errors, st.nodes_live,
-	       leaked_items, st.nodes_pending_peak, st.nodes_allocated);
-	fflush(stdout);
-	return errors ? 1 : 0;
+	for (unsigned int k = 0; k < NR_ROPS && len < sizeof(ops); k++)
+		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", rop_names[k], r[k]);
+	for (unsigned int k = 0; k < NR_WOPS && len < sizeof(ops); k++)
+		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", wop_names[k], w[k]);
+	return tsummary(opt.fl, elapsed,
+			" distribution=%s readers=%u writers=%u keys=%lu chaos=%lu gang=%u tags=%u "
+			"yield=%d reads=%lu writes=%lu%s tag_flag_checks=%lu "
+			"tag_flag_checks_moot=%lu items_at_end=%lu", dist_names[opt.dist],
+			opt.readers, opt.writers, opt.keys, opt.chaos, opt.gang, opt.tags, opt.yield,
+			total(r, NR_ROPS), total(w, NR_WOPS), ops, tag_checks, tag_checks_moot,
+			present);
 }
 
 static int torture(void)
 {
+	struct tbeat **beats;
 	double start, elapsed;
 	unsigned long present;
 
@@ -1824,6 +1691,11 @@ static int torture(void)
 	insert_stable();
 	setup_writers();
 	setup_readers();
+	beats = xcalloc(opt.readers + opt.writers, sizeof(*beats));
+	for (unsigned int i = 0; i < opt.readers; i++)
+		beats[i] = &readers[i].beat;
+	for (unsigned int i = 0; i < opt.writers; i++)
+		beats[opt.readers + i] = &writers[i].beat;
 	/* Main only sleeps while the threads run: QSBR must not wait for it. */
 	if (opt.fl->qsbr)
 		rcu()->thread_offline();
@@ -1834,7 +1706,7 @@ static int torture(void)
 	for (unsigned int i = 0; i < opt.writers; i++)
 		if (pthread_create(&writers[i].thread, NULL, writer_main, &writers[i]))
 			exit(2);
-	run_and_report(start);
+	tmonitor(beats, opt.readers + opt.writers, opt.duration, &stop, print_progress);
 	for (unsigned int i = 0; i < opt.readers; i++)
 		pthread_join(readers[i].thread, NULL);
 	for (unsigned int i = 0; i < opt.writers; i++)
@@ -1843,8 +1715,9 @@ static int torture(void)
 	if (opt.fl->qsbr)
 		rcu()->thread_online();
 	present = final_check();
-	teardown();
+	tteardown(&tree, opt.fl);
 	rcu()->unregister_thread();
+	free(beats);
 	return summary(elapsed, present);
 }
 

@@ -118,6 +118,56 @@ static inline unsigned long tread(const unsigned long *c)
 /* Monotonic seconds. */
 double tnow(void);
 
+/* ---- a run: heartbeats, watchdog, teardown, SUMMARY -------------------- */
+
+/* A thread that makes no progress this long is stuck (livelock or deadlock). */
+#define TSTUCK_SECONDS 20
+
+/*
+ * A thread's heartbeat, read by the watchdog: @count grows (tcount) with
+ * every operation or batch the thread completes; @done is set once it has
+ * left its loop.  @role and @idx name it in the watchdog's message.
+ */
+struct tbeat {
+	unsigned long count;
+	int done;
+	const char *role;
+	unsigned int idx;
+};
+
+/*
+ * tmonitor() - main's part of a run: for @duration seconds call @progress
+ * once a second (@t seconds since the start, @dt since the previous call),
+ * then set *@stop and wait until every thread of @beats is done.  All the
+ * while, a thread whose heartbeat stays still for TSTUCK_SECONDS prints an
+ * error and "SUMMARY result=STUCK", and the process exits with status 3
+ * without joining (a stuck thread cannot be stopped).  Every 100 ms it
+ * samples the library's statistics, whose nodes_pending_peak is the
+ * highest nodes_pending a rcuradix_get_stats() call observed.
+ */
+void tmonitor(struct tbeat *const *beats, unsigned int n, double duration, int *stop,
+	      void (*progress)(double t, double dt));
+
+/*
+ * tteardown() - after the threads are joined: destroy @tree with its items
+ * still in it (every valid item is then freed at once: no reader remains),
+ * wait for every call_rcu callback of @fl (QSBR: offline meanwhile), empty
+ * the quarantine and the calling thread's node reserve.  The caller is
+ * registered with @fl.
+ */
+void tteardown(struct radix_tree_root *tree, const struct tflavor *fl);
+
+/*
+ * tsummary() - the last line of a run, after tteardown() and the caller's
+ * unregistration: node counters and the item count must be back to zero
+ * (else an error is counted); prints "SUMMARY result=PASS|FAIL flavor=...
+ * slots=...", the caller's fields (@fmt, each " name=value"), then seed,
+ * duration, errors, leaks, peak pending nodes and nodes allocated.
+ * Returns the exit status: 0 without errors or leaks, else 1.
+ */
+int tsummary(const struct tflavor *fl, double duration, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ---- regression scenarios (scenarios.c) -------------------------------- */
 
 struct tscenario_opts {

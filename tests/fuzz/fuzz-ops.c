@@ -98,6 +98,38 @@ static bool fz_memb_set;     /* fz_use_memb() or the environment decided */
 static bool fz_registered;   /* this thread registered with urcu-memb */
 
 
+/* ---- stderr ------------------------------------------------------------ */
+
+/*
+ * Silence stderr around a call that is refused on purpose: the library
+ * reports misuse there (once per process), and a fuzzer that makes
+ * millions of refused calls should not flood its log.  Not nested; a
+ * failure inside restores stderr first (fz_fail).
+ */
+static int fz_saved_stderr = -1;
+
+static void quiet_begin(void)
+{
+	int null = open("/dev/null", O_WRONLY);
+
+	fflush(stderr);
+	fz_saved_stderr = dup(2);
+	if (null >= 0 && fz_saved_stderr >= 0)
+		dup2(null, 2);
+	if (null >= 0)
+		close(null);
+}
+
+static void quiet_end(void)
+{
+	fflush(stderr);
+	if (fz_saved_stderr >= 0) {
+		dup2(fz_saved_stderr, 2);
+		close(fz_saved_stderr);
+	}
+	fz_saved_stderr = -1;
+}
+
 /* ---- failure ------------------------------------------------------------- */
 
 static struct fz *fz_current;
@@ -108,6 +140,8 @@ static void fz_fail(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (fz_saved_stderr >= 0)
+		quiet_end();
 	fprintf(stderr, "fuzz-ops: MISMATCH at op #%lu (%s): ", fz_current ? fz_current->op_nr : 0,
 		fz_current && fz_current->op_name ? fz_current->op_name : "start/end");
 	va_start(ap, fmt);
@@ -567,7 +601,7 @@ static void check_key(const struct fz *z, unsigned long key)
 	else
 		FZ_EXPECT(!slot, "lookup_slot(%#lx) = %p for an absent key", key, (void *)slot);
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
-		int want = !e ? 0 : (e->tags >> tag) & 1 ? 1 : -1;
+		int want = e ? entry_has(e, tag) : 0;
 
 		got = radix_tree_tag_get(&fz_tree, key, tag);
 		FZ_EXPECT(got == want, "tag_get(%#lx, %u) = %d, model %d", key, tag, got, want);
@@ -589,8 +623,19 @@ static void check_tagged(const struct fz *z)
 	FZ_EXPECT(!radix_tree_tagged(&fz_tree, UINT_MAX), "tagged(UINT_MAX) != 0");
 }
 
-/* Walk the whole tree (every item, or those bearing @tag if @tag >= 0) with
- * 64-item gang lookups; it must equal the model. */
+/* The key an item was inserted under (its own record of it). */
+static unsigned long item_key(void *p)
+{
+	return ((const struct fz_item *)p)->key;
+}
+
+/*
+ * Walk the whole tree (every item, or those bearing @tag if @tag >= 0) with
+ * 64-item gang lookups; it must equal the model.  gang_lookup_slot reports
+ * each slot's key; gang_lookup_tag_slot (the kernel's five arguments) does
+ * not, so the key of each of its slots is the one its item was inserted
+ * under: the item is checked to be the model's, so the key is exact too.
+ */
 static void check_walk(const struct fz *z, int tag)
 {
 	void **slots[64];
@@ -602,9 +647,17 @@ static void check_walk(const struct fz *z, int tag)
 	for (;;) {
 		unsigned int n, i;
 
-		n = tag < 0 ? radix_tree_gang_lookup_slot(&fz_tree, slots, idx, next, 64)
-			    : radix_tree_gang_lookup_tag_slot(&fz_tree, slots, idx, next, 64,
-							      (unsigned int)tag);
+		if (tag < 0) {
+			n = radix_tree_gang_lookup_slot(&fz_tree, slots, idx, next, 64);
+		} else {
+			n = radix_tree_gang_lookup_tag_slot(&fz_tree, slots, next, 64,
+							    (unsigned int)tag);
+			for (i = 0; i < n; i++) {
+				FZ_EXPECT(slot_item(slots[i]), "walk (tag %d): slot %u holds NULL",
+					  tag, i);
+				idx[i] = item_key(slot_item(slots[i]));
+			}
+		}
 		for (i = 0; i < n; i++, pos++) {
 			while (tag >= 0 && pos < z->m.n && !entry_has(&z->m.e[pos], (unsigned int)tag))
 				pos++;
@@ -809,8 +862,7 @@ static void op_gang(struct fz *z)
 	else if (!slots)
 		n = radix_tree_gang_lookup_tag(&fz_tree, res, first, max, tag);
 	else
-		n = radix_tree_gang_lookup_tag_slot(&fz_tree, (void ***)res,
-						    want_idx ? idx : NULL, first, max, tag);
+		n = radix_tree_gang_lookup_tag_slot(&fz_tree, (void ***)res, first, max, tag);
 	pos = model_lower_bound(&z->m, first);
 	for (i = 0; i < n; i++, pos++) {
 		void *item;
@@ -824,9 +876,16 @@ static void op_gang(struct fz *z)
 		FZ_EXPECT(item == z->m.e[pos].item,
 			  "gang kind %u from %#lx: result %u is not the item of %#lx", kind, first,
 			  i, z->m.e[pos].key);
-		if (slots && want_idx)
+		/* The key of each result: reported by gang_lookup_slot (when
+		 * asked for); for the others, the key the item was inserted
+		 * under. */
+		if (slots && !tagged && want_idx)
 			FZ_EXPECT(idx[i] == z->m.e[pos].key, "gang kind %u: index %u = %#lx, model %#lx",
 				  kind, i, idx[i], z->m.e[pos].key);
+		else
+			FZ_EXPECT(item_key(item) == z->m.e[pos].key,
+				  "gang kind %u: result %u has key %#lx, model %#lx", kind, i,
+				  item_key(item), z->m.e[pos].key);
 	}
 	fz_read_unlock();
 	/* How many the model has: min(max, matching keys >= first). */
@@ -875,12 +934,15 @@ static void op_tag_get(struct fz *z)
 	struct model_entry *e = model_find(&z->m, key);
 	int want, got;
 
-	if (!tag_ok(tag))
-		want = -EINVAL;
-	else
-		want = !e ? 0 : entry_has(e, tag) ? 1 : -1;
+	/* 1 iff the item at @key bears @tag; an invalid tag reads as
+	 * untagged (and is said once on stderr). */
+	want = e && entry_has(e, tag);
 	fz_read_lock();
+	if (!tag_ok(tag))
+		quiet_begin();
 	got = radix_tree_tag_get(&fz_tree, key, tag);
+	if (!tag_ok(tag))
+		quiet_end();
 	fz_read_unlock();
 	FZ_EXPECT(got == want, "tag_get(%#lx, %u) = %d, model %d", key, tag, got, want);
 	check_tagged(z);
@@ -923,56 +985,18 @@ static void op_range_tag(struct fz *z)
 	check_tagged(z);
 }
 
-/*
- * Silence stderr around a call that is refused on purpose: debug builds
- * explain refusals there, and a fuzzer that makes millions of them should
- * not flood its log.  Not nested.
- */
-static int fz_saved_stderr = -1;
-
-static void quiet_begin(void)
+/* Replace the item in @slot (of model entry @e) under the lock by a fresh
+ * one, tags kept.  Only valid calls: every misuse of replace_slot aborts
+ * (covered by the death tests in tests/). */
+static void do_replace(struct model_entry *e, void **slot)
 {
-	int null = open("/dev/null", O_WRONLY);
-
-	fflush(stderr);
-	fz_saved_stderr = dup(2);
-	if (null >= 0 && fz_saved_stderr >= 0)
-		dup2(null, 2);
-	if (null >= 0)
-		close(null);
-}
-
-static void quiet_end(void)
-{
-	fflush(stderr);
-	if (fz_saved_stderr >= 0) {
-		dup2(fz_saved_stderr, 2);
-		close(fz_saved_stderr);
-	}
-	fz_saved_stderr = -1;
-}
-
-/* Replace the item in @slot (of model entry @e) under the lock; a valid new
- * item takes its place, tags kept; an invalid one is refused. */
-static void do_replace(struct model_entry *e, void **slot, uint8_t how)
-{
-	unsigned int bad = how % 4;  /* 0: a fresh item */
 	struct fz_item *fresh = item_new(e->key);
-	void *item = bad == 0 ? (void *)fresh
-		   : bad == 1 ? NULL : (void *)((uintptr_t)fresh | (bad - 1));
 
-	if (bad) {
-		quiet_begin();
-		radix_tree_replace_slot(&fz_tree, slot, item);
-		quiet_end();
-		item_free(fresh);
-	} else {
-		radix_tree_replace_slot(&fz_tree, slot, item);
-		item_free(e->item);
-		e->item = fresh;
-	}
-	FZ_EXPECT(*slot == e->item, "replace_slot(%#lx, %p): slot holds %p, model %p", e->key,
-		  item, *slot, e->item);
+	radix_tree_replace_slot(&fz_tree, slot, fresh);
+	item_free(e->item);
+	e->item = fresh;
+	FZ_EXPECT(*slot == e->item, "replace_slot(%#lx): slot holds %p, model %p", e->key, *slot,
+		  e->item);
 }
 
 static void op_replace(struct fz *z)
@@ -996,7 +1020,7 @@ static void op_replace(struct fz *z)
 		  how & 4 ? "gang_lookup_slot" : "lookup_slot", key, (void *)slot,
 		  e ? e->item : NULL);
 	if (e)
-		do_replace(e, slot, how);
+		do_replace(e, slot);
 	radix_tree_unlock(&fz_tree);
 	check_key(z, key);
 }
@@ -1087,7 +1111,7 @@ static bool walk_visit(struct walk *w, struct radix_tree_iter *iter, void ***slo
 			fz_read_lock();
 		}
 	} else if (action == 3 && w->locked) {
-		do_replace(e, *slotp, 0);
+		do_replace(e, *slotp);
 	}
 	return !(w->limit && w->seen == w->limit);
 }
@@ -1285,182 +1309,338 @@ static void op_tag_run(struct fz *z)
 /* ---- misuse: what the kernel BUGs on, rcuradix refuses ------------------- */
 
 /*
- * NULL arguments, calls without the lock they need, unbalanced
- * preload_end/unlock: each must return what its Return: line says and
- * change nothing (checked through @key and the node accounting).
+ * The misuse table.  Each row makes calls that break a documented contract
+ * in a way the library reports by its return value (or, for harmless
+ * misuse, by one line on stderr and no effect): the row checks that each
+ * returns what its Return: line says, and op_misuse checks afterwards that
+ * nothing changed (the key's lookup, slot and tags, the node accounting,
+ * the never-initialised root still all zero).
+ *
+ * Not in the table: misuse that aborts, which cannot run in-process --
+ * replace_slot without the tree lock, with a NULL root, slot or item, a
+ * misaligned item or a slot that holds no item; iter_delete without the
+ * lock; radix_tree_unlock() by a thread that does not hold the lock; a
+ * writer call re-entered from inside another.  The death tests in tests/
+ * cover those.
  */
-static void op_misuse(struct fz *z)
+
+/* Never initialised: zero-filled, as a static or memset() root is. */
+static struct radix_tree_root fz_zero_root;
+
+static bool zero_root_untouched(void)
 {
-	uint8_t which = in_u8(z);
-	unsigned long key = in_key(z), first = key;
-	struct model_entry *e = model_find(&z->m, key);
-	struct fz_item *fresh = item_new(key);
+	static const struct radix_tree_root zero;
+
+	return memcmp(&fz_zero_root, &zero, sizeof(zero)) == 0;
+}
+
+static void mu_null_root(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	(void)z;
+	FZ_EXPECT(radix_tree_insert(NULL, key, fresh) == -EINVAL, "insert(NULL root)");
+	FZ_EXPECT(!radix_tree_delete(NULL, key), "delete(NULL root)");
+	FZ_EXPECT(!radix_tree_lookup(NULL, key), "lookup(NULL root)");
+	FZ_EXPECT(!radix_tree_lookup_slot(NULL, key), "lookup_slot(NULL root)");
+	FZ_EXPECT(radix_tree_empty(NULL), "empty(NULL root)");
+}
+
+static void mu_null_gang(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	void *res[4], **slots[4];
+
+	(void)z;
+	(void)fresh;
+	fz_read_lock();
+	FZ_EXPECT(radix_tree_gang_lookup(&fz_tree, NULL, key, 4) == 0, "gang(NULL results)");
+	FZ_EXPECT(radix_tree_gang_lookup_slot(&fz_tree, NULL, NULL, key, 4) == 0,
+		  "gang_slot(NULL results)");
+	FZ_EXPECT(radix_tree_gang_lookup_tag(&fz_tree, NULL, key, 4, 0) == 0,
+		  "gang_tag(NULL results)");
+	FZ_EXPECT(radix_tree_gang_lookup_tag_slot(&fz_tree, NULL, key, 4, 0) == 0,
+		  "gang_tag_slot(NULL results)");
+	FZ_EXPECT(radix_tree_gang_lookup(NULL, res, key, 4) == 0, "gang(NULL root)");
+	FZ_EXPECT(radix_tree_gang_lookup_slot(NULL, slots, NULL, key, 4) == 0,
+		  "gang_slot(NULL root)");
+	FZ_EXPECT(radix_tree_gang_lookup_tag(NULL, res, key, 4, 0) == 0, "gang_tag(NULL root)");
+	FZ_EXPECT(radix_tree_gang_lookup_tag_slot(NULL, slots, key, 4, 0) == 0,
+		  "gang_tag_slot(NULL root)");
+	fz_read_unlock();
+}
+
+static void mu_null_tags(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	(void)z;
+	(void)fresh;
+	FZ_EXPECT(!radix_tree_tag_set(NULL, key, 0), "tag_set(NULL root)");
+	FZ_EXPECT(!radix_tree_tag_clear(NULL, key, 0), "tag_clear(NULL root)");
+	FZ_EXPECT(radix_tree_tag_get(NULL, key, 0) == 0, "tag_get(NULL root)");
+	quiet_begin();
+	FZ_EXPECT(radix_tree_tag_get(NULL, key, RADIX_TREE_MAX_TAGS) == 0,
+		  "tag_get(NULL root, invalid tag)");
+	quiet_end();
+	FZ_EXPECT(!radix_tree_tagged(NULL, 0), "tagged(NULL root)");
+}
+
+static void mu_null_range_tag(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	unsigned long first = key;
+
+	(void)z;
+	(void)fresh;
+	FZ_EXPECT(radix_tree_range_tag_if_tagged(NULL, &first, ULONG_MAX, 9, 0, 1) == 0 &&
+		  first == key, "range_tag(NULL root)");
+	FZ_EXPECT(radix_tree_range_tag_if_tagged(&fz_tree, NULL, ULONG_MAX, 9, 0, 1) == 0,
+		  "range_tag(NULL first_indexp)");
+}
+
+static void mu_null_stats(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
 	struct radix_tree_memstat mem;
 	struct rcuradix_stats st;
+
+	(void)z;
+	(void)key;
+	(void)fresh;
+	FZ_EXPECT(radix_tree_memory(NULL, &mem) == -EINVAL, "memory(NULL root)");
+	FZ_EXPECT(radix_tree_memory(&fz_tree, NULL) == -EINVAL, "memory(NULL mem)");
+	FZ_EXPECT(radix_tree_verify(NULL) == -EINVAL, "verify(NULL root)");
+	FZ_EXPECT(rcuradix_get_stats(NULL, sizeof(st)) == -EINVAL, "get_stats(NULL)");
+	FZ_EXPECT(rcuradix_get_stats(&st, sizeof(st) - 1) == -EINVAL, "get_stats(short size)");
+}
+
+/* On the first slot of a walk from @key (inside a read-side section: a
+ * NULL argument is reported before the lock is asked for). */
+static void mu_iter_delete_null(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
 	struct radix_tree_iter iter;
-	void *res[4], **slot;
+	void **slot;
 
-	switch (which % 13) {
-	case 0:
-		FZ_EXPECT(radix_tree_insert(NULL, key, fresh) == -EINVAL, "insert(NULL root)");
-		FZ_EXPECT(!radix_tree_delete(NULL, key), "delete(NULL root)");
-		FZ_EXPECT(!radix_tree_lookup(NULL, key), "lookup(NULL root)");
-		FZ_EXPECT(!radix_tree_lookup_slot(NULL, key), "lookup_slot(NULL root)");
-		FZ_EXPECT(radix_tree_empty(NULL), "empty(NULL root)");
-		break;
-	case 1:
-		fz_read_lock();
-		FZ_EXPECT(radix_tree_gang_lookup(&fz_tree, NULL, key, 4) == 0, "gang(NULL results)");
-		FZ_EXPECT(radix_tree_gang_lookup_slot(&fz_tree, NULL, NULL, key, 4) == 0,
-			  "gang_slot(NULL results)");
-		FZ_EXPECT(radix_tree_gang_lookup_tag(&fz_tree, NULL, key, 4, 0) == 0,
-			  "gang_tag(NULL results)");
-		FZ_EXPECT(radix_tree_gang_lookup_tag_slot(&fz_tree, NULL, NULL, key, 4, 0) == 0,
-			  "gang_tag_slot(NULL results)");
-		FZ_EXPECT(radix_tree_gang_lookup(NULL, res, key, 4) == 0, "gang(NULL root)");
-		FZ_EXPECT(radix_tree_gang_lookup_tag(NULL, res, key, 4, 0) == 0,
-			  "gang_tag(NULL root)");
-		fz_read_unlock();
-		break;
-	case 2:
-		FZ_EXPECT(!radix_tree_tag_set(NULL, key, 0), "tag_set(NULL root)");
-		FZ_EXPECT(!radix_tree_tag_clear(NULL, key, 0), "tag_clear(NULL root)");
-		FZ_EXPECT(radix_tree_tag_get(NULL, key, 0) == 0, "tag_get(NULL root)");
-		FZ_EXPECT(radix_tree_tag_get(NULL, key, RADIX_TREE_MAX_TAGS) == -EINVAL,
-			  "tag_get(NULL root, invalid tag)");
-		FZ_EXPECT(!radix_tree_tagged(NULL, 0), "tagged(NULL root)");
-		break;
-	case 3:
-		FZ_EXPECT(radix_tree_range_tag_if_tagged(NULL, &first, ULONG_MAX, 9, 0, 1) == 0 &&
-			  first == key, "range_tag(NULL root)");
-		FZ_EXPECT(radix_tree_range_tag_if_tagged(&fz_tree, NULL, ULONG_MAX, 9, 0, 1) == 0,
-			  "range_tag(NULL first_indexp)");
-		break;
-	case 4:
-		FZ_EXPECT(radix_tree_memory(NULL, &mem) == -EINVAL, "memory(NULL root)");
-		FZ_EXPECT(radix_tree_memory(&fz_tree, NULL) == -EINVAL, "memory(NULL mem)");
-		FZ_EXPECT(radix_tree_verify(NULL) == -EINVAL, "verify(NULL root)");
-		FZ_EXPECT(rcuradix_get_stats(NULL, sizeof(st)) == -EINVAL, "get_stats(NULL)");
-		FZ_EXPECT(rcuradix_get_stats(&st, sizeof(st) - 1) == -EINVAL,
-			  "get_stats(short size)");
-		break;
-	case 5:
-		/* replace_slot without the lock, with a NULL slot, a NULL root */
-		fz_read_lock();
-		slot = radix_tree_lookup_slot(&fz_tree, key);
-		quiet_begin();
-		if (slot)
-			radix_tree_replace_slot(&fz_tree, slot, fresh);
-		radix_tree_lock(&fz_tree);
-		radix_tree_replace_slot(&fz_tree, NULL, fresh);
-		if (slot)
-			radix_tree_replace_slot(NULL, slot, fresh);
-		radix_tree_unlock(&fz_tree);
-		quiet_end();
-		if (slot)
-			FZ_EXPECT(slot_item(slot) == e->item, "a refused replace_slot(%#lx) changed it",
-				  key);
-		fz_read_unlock();
-		break;
-	case 6:
-		/* iter_delete without the lock, and with NULL arguments */
-		fz_read_lock();
-		radix_tree_for_each_slot(slot, &fz_tree, &iter, key) {
-			void *got;
-
-			quiet_begin();
-			got = radix_tree_iter_delete(&fz_tree, &iter, slot);
-			quiet_end();
-			FZ_EXPECT(!got, "iter_delete(%#lx) without the lock = %p", iter.index, got);
-			FZ_EXPECT(!radix_tree_iter_delete(&fz_tree, NULL, slot) &&
-				  !radix_tree_iter_delete(&fz_tree, &iter, NULL) &&
-				  !radix_tree_iter_delete(NULL, &iter, slot),
-				  "iter_delete with a NULL argument");
-			break;
-		}
-		fz_read_unlock();
-		break;
-	case 7:
-		/* unbalanced preload_end; then a balanced window still works */
-		quiet_begin();
-		radix_tree_preload_end();
-		quiet_end();
-		FZ_EXPECT(radix_tree_maybe_preload(GFP_KERNEL) == 0, "maybe_preload(GFP_KERNEL)");
-		FZ_EXPECT(stats_get().nodes_reserved >= RT_PRELOAD_SIZE,
-			  "maybe_preload(GFP_KERNEL) reserved too little");
-		radix_tree_preload_end();
-		break;
-	case 8:
-		/* unlock by a thread that does not hold the lock */
-		quiet_begin();
-		radix_tree_unlock(&fz_tree);
-		quiet_end();
-		radix_tree_lock(&fz_tree);
-		radix_tree_lock(&fz_tree);  /* recursive for its owner */
-		radix_tree_unlock(&fz_tree);
-		radix_tree_unlock(&fz_tree);
-		break;
-	case 9:
-		/* NULL roots are ignored */
-		radix_tree_lock(NULL);
-		radix_tree_unlock(NULL);
-		radix_tree_destroy(NULL);
-		radix_tree_init_flavor(NULL, GFP_KERNEL, fz_flv());
-		break;
-	case 11: {
-		/* inside a preload window, a flush keeps the reserve and a nested
-		 * preload still succeeds (both said on stderr in debug builds) */
-		unsigned long r;
-		int nested;
-
-		FZ_EXPECT(radix_tree_preload(GFP_KERNEL) == 0, "preload");
-		r = stats_get().nodes_reserved;
-		quiet_begin();
-		rcuradix_thread_cache_flush();
-		nested = radix_tree_preload(GFP_KERNEL);
-		quiet_end();
-		FZ_EXPECT(stats_get().nodes_reserved == r,
-			  "a flush inside a preload window changed the reserve (%lu -> %lu)", r,
-			  stats_get().nodes_reserved);
-		FZ_EXPECT(nested == 0, "nested preload = %d", nested);
-		radix_tree_preload_end();
-		radix_tree_preload_end();
+	(void)z;
+	(void)fresh;
+	fz_read_lock();
+	radix_tree_for_each_slot(slot, &fz_tree, &iter, key) {
+		FZ_EXPECT(!radix_tree_iter_delete(&fz_tree, NULL, slot) &&
+			  !radix_tree_iter_delete(&fz_tree, &iter, NULL) &&
+			  !radix_tree_iter_delete(NULL, &iter, slot),
+			  "iter_delete with a NULL argument");
 		break;
 	}
-	case 12:
-		/* replace_slot on a slot emptied by a delete (its leaf still
-		 * linked: another key shares it) is refused */
-		radix_tree_lock(&fz_tree);
-		slot = radix_tree_lookup_slot(&fz_tree, key);
-		if (slot) {
-			void *got = radix_tree_delete(&fz_tree, key);
+	fz_read_unlock();
+}
 
-			FZ_EXPECT(got == e->item, "delete(%#lx) = %p, model %p", key, got, e->item);
-			z->nodes -= model_remove(z, key);
-			item_free(got);
-			if (model_has_prefix(&z->m, key, 0)) {
-				quiet_begin();
-				radix_tree_replace_slot(&fz_tree, slot, fresh);
-				quiet_end();
-				FZ_EXPECT(!slot_item(slot), "replace_slot into an emptied slot (%#lx)",
-					  key);
-			}
-		}
-		radix_tree_unlock(&fz_tree);
-		break;
-	default:
-		/* the walk engine with NULL arguments */
-		FZ_EXPECT(!radix_tree_iter_init(NULL, key), "iter_init(NULL)");
-		radix_tree_iter_init(&iter, key);
-		FZ_EXPECT(!radix_tree_next_chunk(NULL, &iter, 0) &&
-			  !radix_tree_next_chunk(&fz_tree, NULL, 0),
-			  "next_chunk with a NULL argument");
-		FZ_EXPECT(!radix_tree_iter_resume(NULL, NULL), "iter_resume(NULL)");
-		break;
+/* Unbalanced preload_end does nothing; then a balanced window still works. */
+static void mu_preload_end(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	(void)z;
+	(void)key;
+	(void)fresh;
+	quiet_begin();
+	radix_tree_preload_end();
+	quiet_end();
+	FZ_EXPECT(radix_tree_maybe_preload(GFP_KERNEL) == 0, "maybe_preload(GFP_KERNEL)");
+	FZ_EXPECT(stats_get().nodes_reserved >= RT_PRELOAD_SIZE,
+		  "maybe_preload(GFP_KERNEL) reserved too little");
+	radix_tree_preload_end();
+}
+
+/* NULL roots are ignored; the tree lock then still works, recursively for
+ * its owner. */
+static void mu_null_lock(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	(void)z;
+	(void)key;
+	(void)fresh;
+	radix_tree_lock(NULL);
+	radix_tree_unlock(NULL);
+	radix_tree_destroy(NULL);
+	radix_tree_init_flavor(NULL, GFP_KERNEL, fz_flv());
+	radix_tree_lock(&fz_tree);
+	radix_tree_lock(&fz_tree);
+	radix_tree_unlock(&fz_tree);
+	radix_tree_unlock(&fz_tree);
+}
+
+/* Inside a preload window a flush keeps the reserve and a nested preload
+ * still succeeds (each said once on stderr). */
+static void mu_preload_window(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	unsigned long r;
+	int nested;
+
+	(void)z;
+	(void)key;
+	(void)fresh;
+	FZ_EXPECT(radix_tree_preload(GFP_KERNEL) == 0, "preload");
+	r = stats_get().nodes_reserved;
+	quiet_begin();
+	rcuradix_thread_cache_flush();
+	nested = radix_tree_preload(GFP_KERNEL);
+	quiet_end();
+	FZ_EXPECT(stats_get().nodes_reserved == r,
+		  "a flush inside a preload window changed the reserve (%lu -> %lu)", r,
+		  stats_get().nodes_reserved);
+	FZ_EXPECT(nested == 0, "nested preload = %d", nested);
+	radix_tree_preload_end();
+	radix_tree_preload_end();
+}
+
+static void mu_null_walk(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	struct radix_tree_iter iter;
+
+	(void)z;
+	(void)fresh;
+	FZ_EXPECT(!radix_tree_iter_init(NULL, key), "iter_init(NULL)");
+	radix_tree_iter_init(&iter, key);
+	FZ_EXPECT(!radix_tree_next_chunk(NULL, &iter, 0) && !radix_tree_next_chunk(&fz_tree, NULL, 0),
+		  "next_chunk with a NULL argument");
+	FZ_EXPECT(!radix_tree_iter_resume(NULL, NULL), "iter_resume(NULL)");
+}
+
+/* A never-initialised root: every call that can report an error does. */
+static void mu_zero_writers(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	struct radix_tree_memstat mem;
+	struct radix_tree_iter iter;
+	unsigned long first = key;
+	void *slot_item_p = fresh, **slot = &slot_item_p;
+
+	(void)z;
+	quiet_begin();
+	FZ_EXPECT(radix_tree_insert(&fz_zero_root, key, fresh) == -EINVAL,
+		  "insert(uninitialised root)");
+	FZ_EXPECT(!radix_tree_delete(&fz_zero_root, key), "delete(uninitialised root)");
+	FZ_EXPECT(!radix_tree_tag_set(&fz_zero_root, key, 0), "tag_set(uninitialised root)");
+	FZ_EXPECT(!radix_tree_tag_clear(&fz_zero_root, key, 0), "tag_clear(uninitialised root)");
+	FZ_EXPECT(radix_tree_range_tag_if_tagged(&fz_zero_root, &first, ULONG_MAX, 9, 0, 1) == 0 &&
+		  first == key, "range_tag(uninitialised root)");
+	FZ_EXPECT(radix_tree_memory(&fz_zero_root, &mem) == -EINVAL,
+		  "memory(uninitialised root)");
+	FZ_EXPECT(radix_tree_verify(&fz_zero_root) == -EINVAL, "verify(uninitialised root)");
+	radix_tree_iter_init(&iter, key);
+	FZ_EXPECT(!radix_tree_iter_delete(&fz_zero_root, &iter, slot),
+		  "iter_delete(uninitialised root)");
+	radix_tree_destroy(&fz_zero_root);
+	quiet_end();
+	FZ_EXPECT(slot_item_p == fresh, "iter_delete(uninitialised root) wrote its slot");
+}
+
+/* A never-initialised root reads as an empty tree. */
+static void mu_zero_readers(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	void *res[4], **slots[4];
+	unsigned long idx[4];
+	struct radix_tree_iter iter;
+	unsigned int tag, seen = 0;
+	void **slot;
+
+	(void)z;
+	(void)fresh;
+	fz_read_lock();
+	FZ_EXPECT(!radix_tree_lookup(&fz_zero_root, key), "lookup(uninitialised root)");
+	FZ_EXPECT(!radix_tree_lookup_slot(&fz_zero_root, key), "lookup_slot(uninitialised root)");
+	FZ_EXPECT(radix_tree_empty(&fz_zero_root), "empty(uninitialised root) = 0");
+	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
+		FZ_EXPECT(radix_tree_tag_get(&fz_zero_root, key, tag) == 0,
+			  "tag_get(uninitialised root, %u)", tag);
+		FZ_EXPECT(!radix_tree_tagged(&fz_zero_root, tag), "tagged(uninitialised root, %u)",
+			  tag);
 	}
+	FZ_EXPECT(radix_tree_gang_lookup(&fz_zero_root, res, key, 4) == 0 &&
+		  radix_tree_gang_lookup_slot(&fz_zero_root, slots, idx, key, 4) == 0 &&
+		  radix_tree_gang_lookup_tag(&fz_zero_root, res, key, 4, 0) == 0 &&
+		  radix_tree_gang_lookup_tag_slot(&fz_zero_root, slots, key, 4, 0) == 0,
+		  "a gang lookup on an uninitialised root found something");
+	radix_tree_for_each_slot(slot, &fz_zero_root, &iter, key)
+		seen++;
+	radix_tree_for_each_tagged(slot, &fz_zero_root, &iter, key, 0)
+		seen++;
+	radix_tree_for_each_contig(slot, &fz_zero_root, &iter, key)
+		seen++;
+	FZ_EXPECT(seen == 0, "walks of an uninitialised root visited %u slots", seen);
+	fz_read_unlock();
+}
+
+/*
+ * An invalid tag reads as "not tagged": tag_get returns 0 (never a value
+ * that would read as tagged), tagged() 0, the tagged lookups find nothing.
+ * A present key first gets every valid tag (through the model), so that a
+ * tag number reduced modulo anything would be caught.
+ */
+static void mu_tag_invalid(struct fz *z, unsigned long key, struct fz_item *fresh)
+{
+	static const unsigned int bad[] = { RADIX_TREE_MAX_TAGS, RADIX_TREE_MAX_TAGS + 1,
+					    2 * RADIX_TREE_MAX_TAGS, UINT_MAX };
+	void *res[4], **slots[4];
+	unsigned int tag, i;
+
+	(void)fresh;
+	if (model_find(&z->m, key))
+		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+			do_tag_change(z, key, tag, true);
+	fz_read_lock();
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int got;
+
+		quiet_begin();
+		got = radix_tree_tag_get(&fz_tree, key, bad[i]);
+		quiet_end();
+		FZ_EXPECT(got == 0, "tag_get(%#lx, %u) = %d", key, bad[i], got);
+		FZ_EXPECT(!radix_tree_tagged(&fz_tree, bad[i]), "tagged(%u)", bad[i]);
+		FZ_EXPECT(radix_tree_gang_lookup_tag(&fz_tree, res, key, 4, bad[i]) == 0 &&
+			  radix_tree_gang_lookup_tag_slot(&fz_tree, slots, key, 4, bad[i]) == 0,
+			  "a tagged gang lookup with tag %u found something", bad[i]);
+	}
+	fz_read_unlock();
+}
+
+static const struct {
+	const char *name;
+	void (*run)(struct fz *z, unsigned long key, struct fz_item *fresh);
+	const char *must;  /* what the calls return; the tree is left unchanged */
+} fz_misuse_table[FZ_NR_MISUSE] = {
+	[FZ_M_NULL_ROOT] = { "NULL root", mu_null_root,
+			     "insert -EINVAL; delete, lookup, lookup_slot NULL; empty non-zero" },
+	[FZ_M_NULL_GANG] = { "gang lookups, NULL results or root", mu_null_gang, "0 items" },
+	[FZ_M_NULL_TAGS] = { "tag calls, NULL root", mu_null_tags,
+			     "tag_set, tag_clear NULL; tag_get, tagged 0" },
+	[FZ_M_NULL_RANGE_TAG] = { "range_tag_if_tagged, NULL root or first_indexp",
+				  mu_null_range_tag, "0, *first_indexp unchanged" },
+	[FZ_M_NULL_STATS] = { "memory, verify, get_stats, NULL or short", mu_null_stats,
+			      "-EINVAL" },
+	[FZ_M_ITER_DELETE_NULL] = { "iter_delete, NULL argument", mu_iter_delete_null, "NULL" },
+	[FZ_M_PRELOAD_END] = { "unbalanced preload_end", mu_preload_end,
+			       "nothing; the next window works" },
+	[FZ_M_NULL_LOCK] = { "lock, unlock, destroy, init_flavor, NULL root", mu_null_lock,
+			     "nothing; the lock still nests for its owner" },
+	[FZ_M_PRELOAD_WINDOW] = { "flush, nested preload inside a preload window",
+				  mu_preload_window, "reserve kept; nested preload 0" },
+	[FZ_M_NULL_WALK] = { "walk engine, NULL arguments", mu_null_walk, "NULL" },
+	[FZ_M_ZERO_WRITERS] = { "writers on an uninitialised root", mu_zero_writers,
+				"-EINVAL, NULL or 0; the root still all zero" },
+	[FZ_M_ZERO_READERS] = { "readers on an uninitialised root", mu_zero_readers,
+				"absent: NULL, 0, empty, no walk step" },
+	[FZ_M_TAG_INVALID] = { "invalid tag", mu_tag_invalid,
+			       "tag_get, tagged 0; tagged gang lookups 0 items" },
+};
+
+/* One row of the table, then: nothing changed. */
+static void op_misuse(struct fz *z)
+{
+	unsigned int row = in_u8(z) % FZ_NR_MISUSE;
+	unsigned long key = in_key(z);
+	struct fz_item *fresh = item_new(key);
+	char name[160];
+
+	snprintf(name, sizeof(name), "misuse: %s; must: %s", fz_misuse_table[row].name,
+		 fz_misuse_table[row].must);
+	z->op_name = name;
+	fz_misuse_table[row].run(z, key, fresh);
 	item_free(fresh);
 	check_key(z, key);
 	check_nodes(z);
+	FZ_EXPECT(zero_root_untouched(), "a call changed the uninitialised root");
+	z->op_name = "misuse";
 }
 
 /* ---- driver -------------------------------------------------------------- */

@@ -60,15 +60,15 @@ enum fz_op {
 	FZ_DELETE,       /* KEY */
 	FZ_LOOKUP,       /* KEY: lookup, lookup_slot, tag_get of every tag, empty */
 	FZ_GANG,         /* u8 v, KEY first, [u8/u16 max], [TAG]: v & 3 = plain, slot,
-			  * tag, tag_slot; v & 4: indices NULL; v >> 3 picks max_items
-			  * (see fz_gang_max in fuzz-ops.c; 30 and 31 read it) */
+			  * tag, tag_slot; v & 4: gang_slot's indices NULL; v >> 3 picks
+			  * max_items (see fz_gang_max in fuzz-ops.c; 30 and 31 read it) */
 	FZ_TAG_SET,      /* KEY, TAG */
 	FZ_TAG_CLEAR,    /* KEY, TAG */
 	FZ_TAG_GET,      /* KEY, TAG: tag_get and tagged */
 	FZ_RANGE_TAG,    /* KEY first, KEY last, NR, TAG from, TAG to */
 	FZ_REPLACE,      /* KEY, u8 b: under radix_tree_lock, lookup_slot then
-			  * replace_slot with a fresh item (b % 4 == 0) or an invalid one;
-			  * b & 4: the slot comes from gang_lookup_slot instead */
+			  * replace_slot with a fresh item; b & 4: the slot comes from
+			  * gang_lookup_slot instead (other bits unused) */
 	FZ_ITER,         /* u8 v, KEY start, TAG, u8 limit, u8 pattern: v & 3 = for_each_slot,
 			  * for_each_tagged, for_each_contig, tagged+contig chunks;
 			  * v & 4: under the tree lock (else a read-side section); the
@@ -92,13 +92,29 @@ enum fz_op {
 	FZ_TAG_RUN,      /* KEY start, u8 count-1, TAG, u8 b: set (b even) or clear the
 			  * tag on the next count keys present from start */
 	FZ_CHECK,        /* compare the whole tree with the model, radix_tree_verify */
-	FZ_MISUSE,       /* u8 w, KEY: w % 13 picks a refused call (NULL root, results,
-			  * slot, iter or stats; replace_slot or iter_delete without the
-			  * lock; unbalanced preload_end or unlock; flush or preload
-			  * inside a preload window; replace_slot into a slot emptied by
-			  * a delete); it must return what its Return: line says and
-			  * change nothing */
+	FZ_MISUSE,       /* u8 w, KEY: row w % FZ_NR_MISUSE of the misuse table (enum
+			  * fz_misuse): calls that break a contract in a way the library
+			  * reports by a return value; each must return what its Return:
+			  * line says and change nothing */
 	FZ_NR_OPS
+};
+
+/* The rows of the misuse table (fuzz-ops.c), each a group of refused calls. */
+enum fz_misuse {
+	FZ_M_NULL_ROOT,        /* insert, delete, lookup, lookup_slot, empty */
+	FZ_M_NULL_GANG,        /* the four gang lookups: NULL results, NULL root */
+	FZ_M_NULL_TAGS,        /* tag_set, tag_clear, tag_get, tagged: NULL root */
+	FZ_M_NULL_RANGE_TAG,   /* range_tag_if_tagged: NULL root or first_indexp */
+	FZ_M_NULL_STATS,       /* memory, verify, get_stats: NULL or short arguments */
+	FZ_M_ITER_DELETE_NULL, /* iter_delete with a NULL argument, on KEY's walk */
+	FZ_M_PRELOAD_END,      /* preload_end without a preload */
+	FZ_M_NULL_LOCK,        /* lock, unlock, destroy, init_flavor: NULL root */
+	FZ_M_PRELOAD_WINDOW,   /* flush and a nested preload inside a preload window */
+	FZ_M_NULL_WALK,        /* iter_init, next_chunk, iter_resume: NULL arguments */
+	FZ_M_ZERO_WRITERS,     /* every erroring call on a never-initialised root */
+	FZ_M_ZERO_READERS,     /* every reader on a never-initialised root */
+	FZ_M_TAG_INVALID,      /* tag_get, tagged, tagged gang lookups: invalid tags */
+	FZ_NR_MISUSE
 };
 
 /* The harness (fuzz-ops.c). */

@@ -703,13 +703,11 @@ static void seed_iter_resume(struct out *o)
 
 static void seed_replace(struct out *o)
 {
-	unsigned int how;
-
 	insrun(o, ksmall(10), 20, 1);
 	tset(o, ksmall(12), 0);
 	tset(o, ksmall(12), TAG_LAST);
-	for (how = 0; how < 4; how++)
-		repl(o, ksmall(12), (uint8_t)how);
+	repl(o, ksmall(12), 0);
+	repl(o, ksmall(12), 0); /* a replaced item's slot takes another; tags stay */
 	repl(o, ksmall(13), 4); /* the slot from a gang lookup */
 	repl(o, ksmall(9), 0);  /* absent */
 	repl(o, ksmall(9), 4);  /* absent: the gang finds 10 */
@@ -761,12 +759,13 @@ static void seed_misuse(struct out *o)
 
 	insrun(o, ksmall(0), 70, 1);
 	tset(o, ksmall(5), 0);
-	for (w = 0; w < 13; w++) {
+	for (w = 0; w < FZ_NR_MISUSE; w++) {
 		misuse(o, w, ksmall((uint8_t)(5 + w)));
 		misuse(o, w, ku16(1000));  /* absent */
 	}
 	ins(o, ku16(5000));
-	misuse(o, 12, ku16(5000));         /* alone in its leaf: the leaf goes */
+	misuse(o, FZ_M_TAG_INVALID, ku16(5000));  /* alone in its leaf, every tag set */
+	misuse(o, FZ_M_ZERO_WRITERS, ku16(5000));
 	check(o);
 }
 

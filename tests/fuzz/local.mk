@@ -56,17 +56,20 @@ FUZZ_BINS = tests/fuzz/fuzz-ops-64 tests/fuzz/fuzz-ops-8
 CLEANFILES += $(FUZZ_BINS)
 
 # The recipe appends -DRT_MAP_SHIFT=N (and any extra flags) to this command.
-# Only the .c files of LIB_SOURCES and FUZZ_HARNESS are compiled (a shell
-# filter rather than $(filter ...), which automake flags as non-portable).
+# The library's sources with the libc node backend (whatever backend
+# configure chose for the library: -DRT_ALLOC_LIBC above) and the harness;
+# only their .c files are compiled (a shell filter rather than
+# $(filter ...), which automake flags as non-portable).
+FUZZ_LIB_FILES = $(LIB_COMMON_SOURCES) lib/backend-libc.c
 FUZZ_BUILD = $(MKDIR_P) tests/fuzz && srcs= && \
-	for f in $(LIB_SOURCES) $(FUZZ_HARNESS); do \
+	for f in $(FUZZ_LIB_FILES) $(FUZZ_HARNESS); do \
 	  case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
 	done && \
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SANITIZE) -o $@ $$srcs $(FUZZ_LIBS)
 
-tests/fuzz/fuzz-ops-64: $(LIB_SOURCES) $(FUZZ_HARNESS) config.h
+tests/fuzz/fuzz-ops-64: $(FUZZ_LIB_FILES) $(FUZZ_HARNESS) config.h
 	$(AM_V_GEN)$(FUZZ_BUILD) -DRT_MAP_SHIFT=6
-tests/fuzz/fuzz-ops-8: $(LIB_SOURCES) $(FUZZ_HARNESS) config.h
+tests/fuzz/fuzz-ops-8: $(FUZZ_LIB_FILES) $(FUZZ_HARNESS) config.h
 	$(AM_V_GEN)$(FUZZ_BUILD) -DRT_MAP_SHIFT=3
 
 # Each binary fuzzes a copy of the committed corpus in the build directory
@@ -91,7 +94,7 @@ LLVM_COV = llvm-cov
 FUZZ_COV_CORPUS = tests/fuzz/run-64/corpus
 CLEANFILES += tests/fuzz/fuzz-cov-64 tests/fuzz/cov.profraw tests/fuzz/cov.profdata
 
-tests/fuzz/fuzz-cov-64: $(LIB_SOURCES) $(FUZZ_HARNESS) config.h
+tests/fuzz/fuzz-cov-64: $(FUZZ_LIB_FILES) $(FUZZ_HARNESS) config.h
 	$(AM_V_GEN)$(FUZZ_BUILD) -DRT_MAP_SHIFT=6 -fprofile-instr-generate -fcoverage-mapping
 
 fuzz-coverage: tests/fuzz/fuzz-cov-64
@@ -100,7 +103,7 @@ fuzz-coverage: tests/fuzz/fuzz-cov-64
 	echo "fuzz-coverage: lib/ lines run by $$corpus (`ls $$corpus | wc -l` inputs)"; \
 	LLVM_PROFILE_FILE=tests/fuzz/cov.profraw ./tests/fuzz/fuzz-cov-64 -runs=0 $$corpus 2>/dev/null; \
 	$(LLVM_PROFDATA) merge -o tests/fuzz/cov.profdata tests/fuzz/cov.profraw; \
-	srcs=; for f in $(LIB_SOURCES); do \
+	srcs=; for f in $(FUZZ_LIB_FILES); do \
 	  case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
 	done; \
 	$(LLVM_COV) report tests/fuzz/fuzz-cov-64 -instr-profile=tests/fuzz/cov.profdata $$srcs
