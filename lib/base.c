@@ -50,6 +50,9 @@ _Static_assert(RT_WRITERS_FIRST % 8 == 0 && RT_READERS_FIRST % 8 == 0 &&
 /* Format one line and write it with one write(2), so that lines from
  * several threads, or from a signal handler, do not interleave. */
 static void rt_report(const char *fn, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void rt_report(const char *fn, const char *fmt, va_list ap)
 {
 	char line[256];
 	int n = snprintf(line, sizeof(line), "rcuradix: %s: ", fn);
