@@ -2,9 +2,9 @@
 /*
  * dlclose.c - a program may dlopen the library, use it, and dlclose it while
  * call_rcu callbacks that point into the library are still pending: the
- * library's destructor waits for them (the used flavor's barrier()), so the
- * call_rcu worker never jumps into unmapped code.  Without that wait this
- * test crashes in the worker thread once the grace period ends.
+ * library is linked -z nodelete, so dlclose() leaves it mapped and the
+ * call_rcu worker never jumps into unmapped code.  Were it unmapped, this
+ * test would crash in the worker thread once the grace period ends.
  *
  * Also documents Debian's jemalloc limitation: it uses initial-exec TLS, so
  * dlopen() of a library linked with it may fail with "cannot allocate
