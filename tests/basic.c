@@ -6,6 +6,7 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,7 +221,6 @@ Test(basic, null_root_is_refused_everywhere)
 {
 	void *results[2];
 	void **slots[2];
-	int item;
 
 	cr_assert_null(radix_tree_lookup(NULL, 1));
 	cr_assert_null(radix_tree_lookup_slot(NULL, 1));
@@ -229,7 +229,6 @@ Test(basic, null_root_is_refused_everywhere)
 	cr_assert_eq(radix_tree_gang_lookup(NULL, results, 0, 2), 0);
 	cr_assert_eq(radix_tree_gang_lookup_slot(NULL, slots, NULL, 0, 2), 0);
 	cr_assert_eq(radix_tree_verify(NULL), -EINVAL);
-	radix_tree_replace_slot(NULL, NULL, &item);
 	radix_tree_destroy(NULL);
 	radix_tree_lock(NULL);
 	radix_tree_unlock(NULL);
@@ -272,35 +271,142 @@ Test(basic, replace_slot_under_lock)
 	t_finish(&tree);
 }
 
-Test(basic, replace_slot_refusals_change_nothing)
+/*
+ * replace_slot misuse dies: the caller's next step (freeing the old item)
+ * would otherwise free an item still in the tree.  Every case runs in a
+ * child on a tree holding items at 10 and 11 (one leaf).
+ */
+static void **rs_slot;      /* key 10's slot */
+static struct titem *rs_new; /* a fresh item for key 10 */
+
+static void rs_setup(void)
 {
-	struct titem *a = t_insert_new(&tree, 10);
-	struct titem *b = t_insert_new(&tree, 11);
-	struct titem *c = titem_new(10);
-	void **slot_a, **slot_b;
+	t_insert_new(&tree, 10);
+	t_insert_new(&tree, 11);
+	rs_slot = radix_tree_lookup_slot(&tree, 10);
+	cr_assert_not_null(rs_slot);
+	rs_new = titem_new(10);
+}
 
-	/* Not holding the lock. */
-	slot_a = radix_tree_lookup_slot(&tree, 10);
-	radix_tree_replace_slot(&tree, slot_a, c);
-	cr_assert_eq(radix_tree_lookup(&tree, 10), a);
-
-	radix_tree_lock(&tree);
-	radix_tree_replace_slot(&tree, slot_a, NULL);
-	cr_assert_eq(radix_tree_lookup(&tree, 10), a);
-	radix_tree_replace_slot(&tree, slot_a, (char *)c + 2);
-	cr_assert_eq(radix_tree_lookup(&tree, 10), a);
-	radix_tree_replace_slot(&tree, NULL, c);
-	/* A slot whose item was deleted (its leaf lives on, 11 is in it). */
-	slot_b = radix_tree_lookup_slot(&tree, 11);
-	cr_assert_eq(radix_tree_delete(&tree, 10), a);
-	radix_tree_replace_slot(&tree, slot_a, c);
-	cr_assert_null(radix_tree_lookup(&tree, 10));
-	cr_assert_eq(*slot_b, b);
-	radix_tree_unlock(&tree);
+static void rs_finish(void)
+{
+	/* The children died; here nothing changed. */
+	cr_assert_eq(radix_tree_lookup_slot(&tree, 10), rs_slot);
+	cr_assert(titem_ok(*rs_slot, 10));
 	t_verify(&tree);
-	titem_free(a);
-	titem_free(c);
+	titem_free(rs_new);
 	t_finish(&tree);
+}
+
+static int rs_without_lock(void *arg)
+{
+	(void)arg;
+	radix_tree_replace_slot(&tree, rs_slot, rs_new);
+	return 0;
+}
+
+static int rs_null_root(void *arg)
+{
+	(void)arg;
+	radix_tree_lock(&tree);
+	radix_tree_replace_slot(NULL, rs_slot, rs_new);
+	return 0;
+}
+
+static int rs_null_slot(void *arg)
+{
+	(void)arg;
+	radix_tree_lock(&tree);
+	radix_tree_replace_slot(&tree, NULL, rs_new);
+	return 0;
+}
+
+static int rs_bad_item(void *arg)
+{
+	radix_tree_lock(&tree);
+	radix_tree_replace_slot(&tree, rs_slot, arg);
+	return 0;
+}
+
+/* A slot whose item was deleted (its leaf lives on: 11 is in it). */
+static int rs_empty_slot(void *arg)
+{
+	(void)arg;
+	radix_tree_lock(&tree);
+	T_CHILD_CHECK(radix_tree_delete(&tree, 10) != NULL);
+	T_CHILD_CHECK(*rs_slot == NULL);
+	radix_tree_replace_slot(&tree, rs_slot, rs_new);
+	return 0;
+}
+
+/* A slot of another tree (@arg: initialised, maybe holding items). */
+static int rs_foreign_slot(void *arg)
+{
+	struct radix_tree_root *other = arg;
+
+	radix_tree_lock(other);
+	radix_tree_replace_slot(other, rs_slot, rs_new);
+	return 0;
+}
+
+Test(basic, replace_slot_without_the_lock_dies)
+{
+	rs_setup();
+	t_assert_dies(rs_without_lock, NULL,
+		      "rcuradix: radix_tree_replace_slot: tree lock not held by this thread");
+	rs_finish();
+}
+
+Test(basic, replace_slot_null_root_or_slot_dies)
+{
+	rs_setup();
+	t_assert_dies(rs_null_root, NULL, "rcuradix: radix_tree_replace_slot: NULL root");
+	t_assert_dies(rs_null_slot, NULL, "rcuradix: radix_tree_replace_slot: NULL slot");
+	rs_finish();
+}
+
+Test(basic, replace_slot_null_or_misaligned_item_dies)
+{
+	char line[256];
+
+	rs_setup();
+	for (unsigned int mis = 0; mis < 4; mis++) {
+		void *item = mis ? (char *)rs_new + mis : NULL;
+
+		snprintf(line, sizeof(line), "rcuradix: radix_tree_replace_slot: item %p is NULL or "
+			 "not 4-byte aligned (delete with radix_tree_delete())", item);
+		t_assert_dies(rs_bad_item, item, line);
+	}
+	rs_finish();
+}
+
+Test(basic, replace_slot_on_an_emptied_slot_dies)
+{
+	rs_setup();
+	t_assert_dies(rs_empty_slot, NULL, "rcuradix: radix_tree_replace_slot: the slot holds "
+		      "no item (deleted, or not a slot of this tree)");
+	rs_finish();
+}
+
+/* Debug builds (the tests link one) find the slot in the tree. */
+Test(basic, replace_slot_with_another_trees_slot_dies)
+{
+	struct radix_tree_root other;
+	struct titem *item;
+
+	rs_setup();
+	INIT_RADIX_TREE(&other, GFP_KERNEL);
+	t_assert_dies(rs_foreign_slot, &other,
+		      "rcuradix: radix_tree_replace_slot: the slot is not in this tree");
+	/* The same keys, so the same shape: only the identity of the slot
+	 * tells the trees apart. */
+	item = t_insert_new(&other, 10);
+	t_insert_new(&other, 11);
+	t_assert_dies(rs_foreign_slot, &other,
+		      "rcuradix: radix_tree_replace_slot: the slot is not in this tree");
+	cr_assert_eq(radix_tree_lookup(&other, 10), item);
+	t_empty(&other);
+	rs_finish();
 }
 
 Test(basic, writers_work_while_holding_the_lock)
@@ -315,11 +421,373 @@ Test(basic, writers_work_while_holding_the_lock)
 	radix_tree_unlock(&tree);
 	t_delete(&tree, 1, a);
 	radix_tree_unlock(&tree);
-	/* Unlocked now: another thread could take it; an extra unlock is refused. */
-	radix_tree_unlock(&tree);
+	/* Unlocked now: another thread could take it. */
 	cr_assert_eq(tree.depth, 0);
 	cr_assert_eq(tree.owner, 0);
 	t_delete(&tree, 1UL << 20, b);
+	t_finish(&tree);
+}
+
+/* One unlock more than locks: the lock is not held any more. */
+static int unlock_once_too_often(void *arg)
+{
+	(void)arg;
+	radix_tree_lock(&tree);
+	radix_tree_lock(&tree);
+	radix_tree_unlock(&tree);
+	radix_tree_unlock(&tree);
+	radix_tree_unlock(&tree);
+	return 0;
+}
+
+static void *unlock_thread(void *arg)
+{
+	radix_tree_unlock(arg);
+	return NULL;
+}
+
+/* The lock is held by this thread; another thread unlocks it. */
+static int unlock_from_another_thread(void *arg)
+{
+	pthread_t thread;
+
+	(void)arg;
+	radix_tree_lock(&tree);
+	T_CHILD_CHECK(pthread_create(&thread, NULL, unlock_thread, &tree) == 0);
+	T_CHILD_CHECK(pthread_join(thread, NULL) == 0);
+	return 0;
+}
+
+Test(basic, unlock_without_holding_the_lock_dies)
+{
+	t_assert_dies(unlock_once_too_often, NULL,
+		      "rcuradix: radix_tree_unlock: tree lock not held by this thread");
+	t_assert_dies(unlock_from_another_thread, NULL,
+		      "rcuradix: radix_tree_unlock: tree lock not held by this thread");
+	/* Here the lock is free and works. */
+	radix_tree_lock(&tree);
+	radix_tree_unlock(&tree);
+	cr_assert_eq(tree.owner, 0);
+	t_finish(&tree);
+}
+
+/*
+ * A writer call re-entered from a signal handler dies.  Deterministically:
+ * the child holds the tree lock, a second thread calls radix_tree_insert()
+ * and blocks on the tree's mutex (the in-writer flag is set before the lock
+ * is taken), and only then is it sent a signal whose handler calls
+ * radix_tree_delete().  "Blocked on the mutex" is read from glibc's mutex
+ * word, which a waiter sets to 2 before it sleeps (and only the inserting
+ * thread ever waits here): no sleep, no timing assumption.
+ */
+static pthread_t reenter_thread;
+
+static void reenter_handler(int sig)
+{
+	(void)sig;
+	radix_tree_delete(&tree, 1);
+}
+
+static void *reenter_insert(void *arg)
+{
+	radix_tree_insert(&tree, 1, arg);
+	return NULL;
+}
+
+static int writer_from_a_signal_handler(void *arg)
+{
+	struct sigaction sa = { .sa_handler = reenter_handler };
+
+	T_CHILD_CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	radix_tree_lock(&tree);
+	T_CHILD_CHECK(pthread_create(&reenter_thread, NULL, reenter_insert, arg) == 0);
+	while (__atomic_load_n(&tree.lock.__data.__lock, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	T_CHILD_CHECK(pthread_kill(reenter_thread, SIGUSR1) == 0);
+	/* The thread dies in the handler, taking the process. */
+	T_CHILD_CHECK(pthread_join(reenter_thread, NULL) == 0);
+	return 0;
+}
+
+Test(basic, writer_reentered_from_a_signal_handler_dies, .timeout = 60)
+{
+	struct titem *item = titem_new(1);
+
+	t_assert_dies(writer_from_a_signal_handler, item,
+		      "rcuradix: radix_tree_delete: writer call re-entered while this thread is "
+		      "inside radix_tree_insert (a writer called from a signal handler?)");
+	titem_free(item);
+	t_finish(&tree);
+}
+
+/*
+ * Debug builds with rt_debug_strict set: a reader outside a read-side
+ * section of the tree's flavor and without the tree lock dies; inside one,
+ * or under the lock, it runs.  One child per reader entry point.
+ */
+enum reader { R_LOOKUP, R_LOOKUP_SLOT, R_TAG_GET, R_GANG, R_GANG_SLOT, R_GANG_TAG,
+	      R_GANG_TAG_SLOT, R_WALK, R_NR };
+
+static const char *const reader_names[R_NR] = {
+	"radix_tree_lookup", "radix_tree_lookup_slot", "radix_tree_tag_get",
+	"radix_tree_gang_lookup", "radix_tree_gang_lookup_slot", "radix_tree_gang_lookup_tag",
+	"radix_tree_gang_lookup_tag_slot", "radix_tree_next_chunk",
+};
+
+/* Call reader @r on @root, which holds an item tagged 0 at key 5; return
+ * whether it found it. */
+static bool call_reader(const struct radix_tree_root *root, enum reader r)
+{
+	struct radix_tree_iter iter;
+	void *items[2];
+	void **slots[2];
+	void **slot;
+	unsigned int n = 0;
+
+	switch (r) {
+	case R_LOOKUP:
+		return radix_tree_lookup(root, 5) != NULL;
+	case R_LOOKUP_SLOT:
+		return radix_tree_lookup_slot(root, 5) != NULL;
+	case R_TAG_GET:
+		return radix_tree_tag_get(root, 5, 0) == 1;
+	case R_GANG:
+		return radix_tree_gang_lookup(root, items, 0, 2) == 1;
+	case R_GANG_SLOT:
+		return radix_tree_gang_lookup_slot(root, slots, NULL, 0, 2) == 1;
+	case R_GANG_TAG:
+		return radix_tree_gang_lookup_tag(root, items, 0, 2, 0) == 1;
+	case R_GANG_TAG_SLOT:
+		return radix_tree_gang_lookup_tag_slot(root, slots, 0, 2, 0) == 1;
+	case R_WALK:
+		radix_tree_for_each_slot(slot, root, &iter, 0)
+			n++;
+		return n == 1;
+	case R_NR:
+		break;
+	}
+	return false;
+}
+
+static int reader_outside_a_section(void *arg)
+{
+	rt_debug_strict = 1;
+	call_reader(&tree, (enum reader)(uintptr_t)arg);
+	return 0;
+}
+
+static int readers_inside_sections(void *arg)
+{
+	(void)arg;
+	rt_debug_strict = 1;
+	for (enum reader r = 0; r < R_NR; r++) {
+		urcu_memb_read_lock();
+		T_CHILD_CHECK(call_reader(&tree, r));
+		urcu_memb_read_unlock();
+		radix_tree_lock(&tree);
+		T_CHILD_CHECK(call_reader(&tree, r));
+		radix_tree_unlock(&tree);
+	}
+	return 0;
+}
+
+static void strict_setup(void)
+{
+	t_insert_new(&tree, 5);
+	cr_assert_not_null(radix_tree_tag_set(&tree, 5, 0));
+}
+
+Test(basic, strict_reader_outside_a_read_side_section_dies)
+{
+	char line[256];
+
+	strict_setup();
+	for (enum reader r = 0; r < R_NR; r++) {
+		snprintf(line, sizeof(line), "rcuradix: %s: called outside a read-side section of "
+			 "the tree's RCU flavor and without the tree lock", reader_names[r]);
+		t_assert_dies(reader_outside_a_section, (void *)(uintptr_t)r, line);
+	}
+	t_finish(&tree);
+}
+
+Test(basic, strict_readers_inside_a_section_or_under_the_lock_run)
+{
+	strict_setup();
+	t_assert_lives(readers_inside_sections, NULL, "");
+	t_finish(&tree);
+}
+
+/* QSBR: a registered online thread is in a read-side section; offline, it
+ * is not. */
+static int qsbr_reader(void *arg)
+{
+	struct radix_tree_root q;
+	static long item;
+
+	rt_debug_strict = 1;
+	urcu_qsbr_register_thread();
+	radix_tree_init_flavor(&q, GFP_KERNEL, &urcu_qsbr_flavor);
+	T_CHILD_CHECK(radix_tree_insert(&q, 5, &item) == 0);
+	T_CHILD_CHECK(radix_tree_lookup(&q, 5) == &item);
+	if (*(const bool *)arg) {
+		urcu_qsbr_thread_offline();
+		radix_tree_lookup(&q, 5);
+	}
+	return 0;
+}
+
+Test(basic, strict_qsbr_reader_must_be_online)
+{
+	static bool online, offline = true;
+
+	t_assert_lives(qsbr_reader, &online, "");
+	t_assert_dies(qsbr_reader, &offline, "rcuradix: radix_tree_lookup: called outside a "
+		      "read-side section of the tree's RCU flavor and without the tree lock");
+	t_finish(&tree);
+}
+
+/* Strict debug builds: a tree that may not allocate in insert is filled
+ * inside a preload window. */
+static int atomic_insert(void *arg)
+{
+	struct radix_tree_root atomic;
+	static long item;
+
+	rt_debug_strict = 1;
+	radix_tree_init_flavor(&atomic, (gfp_t)(uintptr_t)arg, &urcu_memb_flavor);
+	T_CHILD_CHECK(radix_tree_preload(GFP_KERNEL) == 0);
+	T_CHILD_CHECK(radix_tree_insert(&atomic, 1UL << 30, &item) == 0);
+	radix_tree_preload_end();
+	/* The reserve still holds nodes: only the missing window is wrong. */
+	radix_tree_insert(&atomic, 1UL << 50, &item);
+	return 0;
+}
+
+Test(basic, strict_atomic_insert_outside_a_preload_window_dies)
+{
+	static const char line[] = "rcuradix: radix_tree_insert: insert into a tree whose "
+				   "gfp_mask may not allocate (GFP_ATOMIC) outside a preload window";
+
+	t_assert_dies(atomic_insert, (void *)(uintptr_t)GFP_ATOMIC, line);
+	t_assert_dies(atomic_insert, (void *)(uintptr_t)GFP_NOWAIT, line);
+	t_finish(&tree);
+}
+
+/*
+ * A zero-filled root that was never initialised: every call that can
+ * report an error reports it, the first one says why (once per process),
+ * and readers answer "absent".
+ */
+static int uninitialised_root(void *arg)
+{
+	struct radix_tree_root *z = arg;
+	struct radix_tree_memstat mem;
+	struct radix_tree_iter iter;
+	static long item;
+	unsigned long first = 0;
+	void *items[2];
+	void **slots[2];
+	void **slot;
+	unsigned int n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		T_CHILD_CHECK(radix_tree_insert(z, 1, &item) == -EINVAL);
+		T_CHILD_CHECK(radix_tree_delete(z, 1) == NULL);
+		T_CHILD_CHECK(radix_tree_tag_set(z, 1, 0) == NULL);
+		T_CHILD_CHECK(radix_tree_tag_clear(z, 1, 0) == NULL);
+		T_CHILD_CHECK(radix_tree_memory(z, &mem) == -EINVAL);
+		T_CHILD_CHECK(radix_tree_verify(z) == -EINVAL);
+		T_CHILD_CHECK(radix_tree_range_tag_if_tagged(z, &first, ULONG_MAX, 10, 0, 1) == 0);
+		radix_tree_destroy(z);
+		radix_tree_iter_init(&iter, 0);
+		T_CHILD_CHECK(radix_tree_iter_delete(z, &iter, (void **)&items[0]) == NULL);
+		/* Readers: an empty tree. */
+		T_CHILD_CHECK(radix_tree_lookup(z, 1) == NULL);
+		T_CHILD_CHECK(radix_tree_lookup_slot(z, 1) == NULL);
+		T_CHILD_CHECK(radix_tree_tag_get(z, 1, 0) == 0);
+		T_CHILD_CHECK(radix_tree_tagged(z, 0) == 0);
+		T_CHILD_CHECK(radix_tree_empty(z));
+		T_CHILD_CHECK(radix_tree_gang_lookup(z, items, 0, 2) == 0);
+		T_CHILD_CHECK(radix_tree_gang_lookup_slot(z, slots, NULL, 0, 2) == 0);
+		T_CHILD_CHECK(radix_tree_gang_lookup_tag(z, items, 0, 2, 0) == 0);
+		T_CHILD_CHECK(radix_tree_gang_lookup_tag_slot(z, slots, 0, 2, 0) == 0);
+		radix_tree_for_each_slot(slot, z, &iter, 0)
+			n++;
+		T_CHILD_CHECK(n == 0);
+	}
+	return 0;
+}
+
+Test(basic, uninitialised_root_reports_errors_once)
+{
+	struct radix_tree_root zero;
+	static struct radix_tree_root zero_static;
+
+	memset(&zero, 0, sizeof(zero));
+	t_assert_lives(uninitialised_root, &zero,
+		       "rcuradix: radix_tree_insert: tree not initialised (RADIX_TREE(), "
+		       "INIT_RADIX_TREE() or radix_tree_init_flavor())\n");
+	t_assert_lives(uninitialised_root, &zero_static,
+		       "rcuradix: radix_tree_insert: tree not initialised (RADIX_TREE(), "
+		       "INIT_RADIX_TREE() or radix_tree_init_flavor())\n");
+	t_finish(&tree);
+}
+
+/*
+ * The root's layout: the fields readers load (rnode .. initialised) and the
+ * fields every writer call writes (lock .. depth) never share a 64-byte
+ * cache line, for a root at any 8-byte offset (embedded, malloc'd) and
+ * between neighbours in an array.  Computed from offsetof(), so that it
+ * fails if the struct is reordered or its padding shrinks.
+ */
+#define READERS_FIRST offsetof(struct radix_tree_root, rnode)
+#define READERS_END (offsetof(struct radix_tree_root, initialised) + sizeof(unsigned int))
+#define WRITERS_FIRST offsetof(struct radix_tree_root, lock)
+#define WRITERS_END (offsetof(struct radix_tree_root, depth) + sizeof(unsigned int))
+
+/* Do the byte ranges [a, a_end) and [b, b_end) touch a common 64-byte line? */
+static bool share_a_line(uintptr_t a, uintptr_t a_end, uintptr_t b, uintptr_t b_end)
+{
+	return a / 64 <= (b_end - 1) / 64 && b / 64 <= (a_end - 1) / 64;
+}
+
+Test(basic, root_reader_and_writer_fields_never_share_a_cache_line)
+{
+	static _Alignas(64) unsigned char buf[3 * sizeof(struct radix_tree_root) + 64];
+	unsigned int checked = 0;
+
+	/* The groups are what the comment says: every reader field between
+	 * rnode and initialised, every writer field between lock and depth. */
+	cr_assert_lt(READERS_FIRST, offsetof(struct radix_tree_root, tags));
+	cr_assert_lt(offsetof(struct radix_tree_root, flavor), READERS_END);
+	cr_assert_lt(offsetof(struct radix_tree_root, gfp_mask), READERS_END);
+	cr_assert_lt(READERS_END, WRITERS_FIRST);
+	cr_assert_lt(WRITERS_FIRST, offsetof(struct radix_tree_root, owner));
+	cr_assert_lt(offsetof(struct radix_tree_root, nr_nodes), WRITERS_END);
+	cr_assert_lt(offsetof(struct radix_tree_root, nr_items), WRITERS_END);
+	cr_assert_eq(sizeof(struct radix_tree_root) % 8, 0);
+	for (uintptr_t off = 0; off < 64; off += 8) {
+		/* roots[0] and roots[1]: one root alone, and array neighbours. */
+		uintptr_t r0 = (uintptr_t)buf + off, r1 = r0 + sizeof(struct radix_tree_root);
+
+		cr_assert_eq((uintptr_t)buf % 64, 0);
+		for (uintptr_t r = r0; r <= r1; r += sizeof(struct radix_tree_root)) {
+			cr_assert_not(share_a_line(r + READERS_FIRST, r + READERS_END,
+						   r + WRITERS_FIRST, r + WRITERS_END),
+				      "root at offset %lu: its reader and writer fields share a line",
+				      (unsigned long)(r % 64));
+			checked++;
+		}
+		cr_assert_not(share_a_line(r0 + WRITERS_FIRST, r0 + WRITERS_END,
+					   r1 + READERS_FIRST, r1 + READERS_END),
+			      "roots[0] at offset %lu: its writer fields share a line with "
+			      "roots[1]'s reader fields", (unsigned long)off);
+		cr_assert_not(share_a_line(r0 + READERS_FIRST, r0 + READERS_END,
+					   r1 + WRITERS_FIRST, r1 + WRITERS_END),
+			      "roots[0] at offset %lu: its reader fields share a line with "
+			      "roots[1]'s writer fields", (unsigned long)off);
+	}
+	cr_assert_eq(checked, 16);
 	t_finish(&tree);
 }
 
@@ -460,6 +928,143 @@ Test(basic, node_is_one_line_of_header_past_the_slots)
 	cr_assert_eq(sizeof(struct rt_node), RT_MAP_SIZE * sizeof(void *) + 64);
 	cr_assert_eq(offsetof(struct rt_node, slots), 0);
 	t_finish(&tree);
+}
+
+/*
+ * Regression: fork() and the exit path.  A child forked by a program that
+ * uses the library must be able to exit(), to exec, and, following
+ * liburcu's recipe (call_rcu_before_fork() before fork(),
+ * call_rcu_after_fork_parent() in the parent, call_rcu_after_fork_child()
+ * in the child), to keep using a tree; whether or not the parent had
+ * call_rcu callbacks pending when it forked.  The library used to wait for
+ * pending callbacks in a destructor with the flavor's barrier(): in a child,
+ * which has no call_rcu worker thread, that barrier never returned and the
+ * child hung in exit().  The parent waits for each child without a bound of
+ * its own: Criterion's .timeout fails a test whose child hangs.
+ */
+enum fork_child { FORK_EXIT, FORK_EXEC, FORK_RECIPE };
+
+/* Insert and delete @n keys: every delete queues node frees to call_rcu. */
+static void churn(unsigned long n)
+{
+	static long item;
+	unsigned long failed = 0;
+
+	for (unsigned long k = 0; k < n; k++)
+		failed += radix_tree_insert(&tree, k * 7, &item) != 0;
+	for (unsigned long k = 0; k < n; k++)
+		failed += radix_tree_delete(&tree, k * 7) != &item;
+	cr_assert_eq(failed, 0);
+	cr_assert(radix_tree_empty(&tree));
+}
+
+/* The recipe's child: a working call_rcu again, and a tree used to the end. */
+static int fork_child_uses_a_tree(void)
+{
+	static long items[1000];
+	struct rcuradix_stats st;
+
+	urcu_memb_call_rcu_after_fork_child();
+	for (unsigned long k = 0; k < 1000; k++)
+		T_CHILD_CHECK(radix_tree_insert(&tree, k << 12, &items[k]) == 0);
+	for (unsigned long k = 0; k < 1000; k += 2)
+		T_CHILD_CHECK(radix_tree_delete(&tree, k << 12) == &items[k]);
+	urcu_memb_read_lock();
+	for (unsigned long k = 0; k < 1000; k++)
+		T_CHILD_CHECK(radix_tree_lookup(&tree, k << 12) == (k % 2 ? &items[k] : NULL));
+	urcu_memb_read_unlock();
+	T_CHILD_CHECK(radix_tree_verify(&tree) == 0);
+	radix_tree_destroy(&tree);
+	/* Runs the callbacks queued here and those inherited from the parent. */
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	T_CHILD_CHECK(rcuradix_get_stats(&st, sizeof(st)) == 0);
+	T_CHILD_CHECK(st.nodes_pending == 0 && st.nodes_live == 0);
+	return 0;
+}
+
+static void fork_and_wait(bool pending, enum fork_child what)
+{
+	struct rcuradix_stats st;
+	pid_t parent = getpid(), pid;
+	int status;
+
+	if (pending) {
+		/* The call_rcu worker has run callbacks (and counted them). */
+		churn(1000);
+		urcu_memb_barrier();
+		/* Inside a read-side section no grace period ends: every node
+		 * freed by the churn is still pending at fork(). */
+		urcu_memb_read_lock();
+		churn(t_scaled(100000));
+		cr_assert_eq(rcuradix_get_stats(&st, sizeof(st)), 0);
+		cr_assert_gt(st.nodes_pending, 0);
+		/* The recipe pauses the call_rcu worker, which is waiting for
+		 * this section to end: leave it first (the callbacks queued
+		 * last are still pending, unless the worker is quick). */
+		if (what == FORK_RECIPE)
+			urcu_memb_read_unlock();
+	}
+	if (what == FORK_RECIPE)
+		urcu_memb_call_rcu_before_fork();
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		t_child_init(parent);
+		/* The child inherits the section; it has no reason to stay. */
+		if (pending && what != FORK_RECIPE)
+			urcu_memb_read_unlock();
+		switch (what) {
+		case FORK_EXIT:
+			exit(0);
+		case FORK_EXEC:
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		case FORK_RECIPE:
+			exit(fork_child_uses_a_tree());
+		}
+		_exit(126);
+	}
+	if (what == FORK_RECIPE)
+		urcu_memb_call_rcu_after_fork_parent();
+	else if (pending)
+		urcu_memb_read_unlock();
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d",
+		  WIFEXITED(status) ? "exit status" : "signal",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	t_finish(&tree);
+}
+
+Test(basic, fork_child_exits, .timeout = 60)
+{
+	fork_and_wait(false, FORK_EXIT);
+}
+
+Test(basic, fork_child_exits_with_callbacks_pending, .timeout = 60)
+{
+	fork_and_wait(true, FORK_EXIT);
+}
+
+Test(basic, fork_child_execs, .timeout = 60)
+{
+	fork_and_wait(false, FORK_EXEC);
+}
+
+Test(basic, fork_child_execs_with_callbacks_pending, .timeout = 60)
+{
+	fork_and_wait(true, FORK_EXEC);
+}
+
+Test(basic, fork_child_keeps_using_a_tree, .timeout = 60)
+{
+	fork_and_wait(false, FORK_RECIPE);
+}
+
+Test(basic, fork_child_keeps_using_a_tree_with_callbacks_pending, .timeout = 60)
+{
+	fork_and_wait(true, FORK_RECIPE);
 }
 
 /*

@@ -2,8 +2,12 @@
 #include "helpers.h"
 #include "xorshift.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 
 static unsigned long titem_count;
@@ -188,4 +192,91 @@ uint64_t t_rand(struct t_rng *rng)
 uint64_t t_rand_below(struct t_rng *rng, uint64_t n)
 {
 	return n ? t_rand(rng) % n : 0;
+}
+
+void t_child_init(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(125);  /* the parent is gone already */
+}
+
+void t_child_run(t_child_fn *fn, void *arg, struct t_child *child)
+{
+	pid_t parent = getpid(), pid;
+	size_t len = 0;
+	int fds[2];
+
+	/* Nothing buffered may be written twice, by the child and by us. */
+	fflush(stdout);
+	fflush(stderr);
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		t_child_init(parent);
+		close(fds[0]);
+		if (dup2(fds[1], STDERR_FILENO) < 0)
+			_exit(126);
+		close(fds[1]);
+		_exit(fn(arg));
+	}
+	close(fds[1]);
+	/* Read to EOF: the child's end closes when it exits or dies. */
+	for (;;) {
+		ssize_t n = read(fds[0], child->err + len, sizeof(child->err) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		cr_assert_geq(n, 0, "read from the child's stderr: %s", strerror(errno));
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		cr_assert_lt(len, sizeof(child->err) - 1, "the child wrote too much: %.*s",
+			     (int)len, child->err);
+	}
+	child->err[len] = '\0';
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &child->status, 0), pid);
+}
+
+unsigned int t_count_lines(const char *text, const char *line)
+{
+	size_t len = strlen(line);
+	unsigned int count = 0;
+
+	while (*text) {
+		const char *end = strchr(text, '\n');
+		size_t n = end ? (size_t)(end - text) : strlen(text);
+
+		count += n == len && memcmp(text, line, len) == 0;
+		text += n + (end != NULL);
+	}
+	return count;
+}
+
+void t_assert_dies(t_child_fn *fn, void *arg, const char *line)
+{
+	struct t_child child;
+
+	t_child_run(fn, arg, &child);
+	cr_assert(WIFSIGNALED(child.status) && WTERMSIG(child.status) == SIGABRT,
+		  "expected death by SIGABRT with \"%s\"; the child %s %d, stderr:\n%s", line,
+		  WIFSIGNALED(child.status) ? "died of signal" : "exited with status",
+		  WIFSIGNALED(child.status) ? WTERMSIG(child.status) : WEXITSTATUS(child.status),
+		  child.err);
+	cr_assert_eq(t_count_lines(child.err, line), 1, "expected the line \"%s\", stderr:\n%s",
+		     line, child.err);
+}
+
+void t_assert_lives(t_child_fn *fn, void *arg, const char *text)
+{
+	struct t_child child;
+
+	t_child_run(fn, arg, &child);
+	cr_assert(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0,
+		  "expected exit 0; the child %s %d, stderr:\n%s",
+		  WIFSIGNALED(child.status) ? "died of signal" : "exited with status",
+		  WIFSIGNALED(child.status) ? WTERMSIG(child.status) : WEXITSTATUS(child.status),
+		  child.err);
+	cr_assert_str_eq(child.err, text, "stderr:\n%s\nexpected:\n%s", child.err, text);
 }

@@ -14,6 +14,8 @@
 
 #include "config.h"
 
+#include <unistd.h>
+
 #include <urcu/urcu-memb.h>
 #include <urcu/urcu-qsbr.h>
 
@@ -99,6 +101,44 @@ void t_rng_init(struct t_rng *rng, const char *what);
 uint64_t t_rand(struct t_rng *rng);
 /* Uniform in [0, n). */
 uint64_t t_rand_below(struct t_rng *rng, uint64_t n);
+
+/*
+ * Death tests.  t_child_run() runs @fn(@arg) in a forked child whose stderr
+ * is a pipe to the parent, and _exit()s the child with @fn's return value;
+ * the parent reads all the child wrote, then reaps it.  Child functions do
+ * not use Criterion's assertions (they would report from the wrong
+ * process): they check with T_CHILD_CHECK(), which names the failed
+ * condition on stderr and exits 1.  Children are quiet under valgrind
+ * (--child-silent-after-fork), so their stderr is the library's alone.
+ */
+struct t_child {
+	int status;      /* from waitpid() */
+	char err[8192];  /* what the child wrote on stderr, NUL-terminated */
+};
+typedef int t_child_fn(void *arg);
+void t_child_run(t_child_fn *fn, void *arg, struct t_child *child);
+/* The child must die of SIGABRT, having written @line as one whole line. */
+void t_assert_dies(t_child_fn *fn, void *arg, const char *line);
+/* The child must exit 0, having written exactly @text on stderr ("" for
+ * nothing). */
+void t_assert_lives(t_child_fn *fn, void *arg, const char *text);
+/*
+ * First call of every forked test child (@parent: the forking process's
+ * pid): it is killed if the test process goes, e.g. by Criterion's
+ * .timeout, so that a child that hangs or spins never outlives its test.
+ */
+void t_child_init(pid_t parent);
+/* How many lines of @text are exactly @line. */
+unsigned int t_count_lines(const char *text, const char *line);
+
+#define T_CHILD_CHECK(cond)                                                    \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "child check failed: %s:%d: %s\n",     \
+				__FILE__, __LINE__, #cond);                    \
+			_exit(1);                                              \
+		}                                                              \
+	} while (0)
 
 /* @n divided by $RCURADIX_TEST_SCALE (default 1; at least 1): valgrind
  * runs the long suites at a fraction of their length. */

@@ -241,10 +241,10 @@ Test(iter, early_break_leaves_iter_on_the_item)
 }
 
 /*
- * The loop macros declare their own locals, named after the slot variable:
- * a walk nested in another (different slot variables; the suite builds with
- * -Wshadow) must see its own state, `continue` must go to the next item and
- * `break` in the inner walk must leave the outer one running.
+ * The loop macros declare their own locals, named uniquely per expansion:
+ * a walk nested in another (the suite builds with -Wshadow) must see its
+ * own state, `continue` must go to the next item and `break` in the inner
+ * walk must leave the outer one running.
  */
 Test(iter, nested_walks_with_continue_and_break)
 {
@@ -279,6 +279,58 @@ Test(iter, nested_walks_with_continue_and_break)
 	}
 	cr_assert_eq(visited, want_visited);
 	cr_assert_eq(pairs, want_pairs);
+	model_free(&m);
+	t_finish(&tree);
+}
+
+/*
+ * Regression: the walk macros pasted the slot argument into the names of
+ * their locals, so only a plain identifier compiled; the kernel's accept
+ * any lvalue.  Here: a struct member through a pointer, an array element,
+ * and the two nested, each checked against the model.
+ */
+struct walker {
+	void **slot;
+	struct radix_tree_iter iter;
+};
+
+Test(iter, walk_macros_take_any_lvalue_as_slot)
+{
+	struct walker w_storage, *w = &w_storage;
+	struct radix_tree_iter iters[2];
+	void **slots[2];
+	unsigned long n = 0, tagged = 0, pairs = 0, want_pairs = 0;
+
+	model_init(&m);
+	for (unsigned long k = 0; k < 300; k += 3)
+		add(k * RT_MAP_SIZE / 2, k % 2 ? 1 : 0);
+	radix_tree_for_each_slot(w->slot, &tree, &w->iter, 0) {
+		cr_assert_lt(n, m.n);
+		cr_assert_eq(w->iter.index, m.e[n].key);
+		cr_assert_eq(*w->slot, m.e[n].item);
+		n++;
+	}
+	cr_assert_eq(n, m.n);
+	radix_tree_for_each_tagged(slots[1], &tree, &iters[1], 0, 0) {
+		cr_assert_eq(((struct titem *)*slots[1])->key, iters[1].index);
+		cr_assert(model_find(&m, iters[1].index)->tags & 1);
+		tagged++;
+	}
+	cr_assert_eq(tagged, m.n / 2);
+	/* Nested: for each item, the tagged items from its key on. */
+	radix_tree_for_each_slot(w->slot, &tree, &w->iter, 0) {
+		radix_tree_for_each_tagged(slots[1], &tree, &iters[1], w->iter.index, 0) {
+			cr_assert_geq(iters[1].index, w->iter.index);
+			cr_assert_eq(((struct titem *)*slots[1])->key, iters[1].index);
+			pairs++;
+		}
+		cr_assert_eq(((struct titem *)*w->slot)->key, w->iter.index, "outer walk disturbed");
+	}
+	for (size_t i = 0; i < m.n; i++)
+		for (size_t j = i; j < m.n; j++)
+			want_pairs += m.e[j].tags & 1;
+	cr_assert_eq(pairs, want_pairs);
+	cr_assert_gt(pairs, m.n);
 	model_free(&m);
 	t_finish(&tree);
 }
@@ -417,7 +469,7 @@ Test(iter, delete_every_other_item_under_the_lock, .timeout = 120)
 	t_finish(&tree);
 }
 
-Test(iter, iter_delete_refusals)
+Test(iter, iter_delete_null_arguments_return_null)
 {
 	struct radix_tree_iter iter;
 	void **slot;
@@ -425,13 +477,43 @@ Test(iter, iter_delete_refusals)
 	model_init(&m);
 	add(5, 0);
 	add(6, 0);
+	radix_tree_lock(&tree);
 	radix_tree_for_each_slot(slot, &tree, &iter, 0) {
-		/* Not holding the lock: refused. */
-		cr_assert_null(radix_tree_iter_delete(&tree, &iter, slot));
 		cr_assert_null(radix_tree_iter_delete(NULL, &iter, slot));
 		cr_assert_null(radix_tree_iter_delete(&tree, NULL, slot));
 		cr_assert_null(radix_tree_iter_delete(&tree, &iter, NULL));
 	}
+	radix_tree_unlock(&tree);
+	/* Without the lock too: they are reported, not fatal. */
+	radix_tree_iter_init(&iter, 0);
+	cr_assert_null(radix_tree_iter_delete(NULL, &iter, (void **)&iter));
+	cr_assert_null(radix_tree_iter_delete(&tree, NULL, (void **)&iter));
+	cr_assert_null(radix_tree_iter_delete(&tree, &iter, NULL));
+	cr_assert_not_null(radix_tree_lookup(&tree, 5));
+	cr_assert_not_null(radix_tree_lookup(&tree, 6));
+	model_free(&m);
+	t_finish(&tree);
+}
+
+/* A walk without the tree lock deletes through the iterator: it dies. */
+static int iter_delete_unlocked(void *arg)
+{
+	struct radix_tree_iter iter;
+	void **slot;
+
+	(void)arg;
+	radix_tree_for_each_slot(slot, &tree, &iter, 0)
+		radix_tree_iter_delete(&tree, &iter, slot);
+	return 0;
+}
+
+Test(iter, iter_delete_without_the_lock_dies)
+{
+	model_init(&m);
+	add(5, 0);
+	add(6, 0);
+	t_assert_dies(iter_delete_unlocked, NULL,
+		      "rcuradix: radix_tree_iter_delete: tree lock not held by this thread");
 	cr_assert_not_null(radix_tree_lookup(&tree, 5));
 	cr_assert_not_null(radix_tree_lookup(&tree, 6));
 	model_free(&m);

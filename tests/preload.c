@@ -6,7 +6,9 @@
  * even if every allocation fails from then on and on a GFP_ATOMIC tree; a
  * failed preload reserves nothing extra; the reserve survives between uses
  * and is returned when a thread exits (thousands of threads come and go);
- * debug builds report a nested preload and an unbalanced preload_end.
+ * a nested preload, an unbalanced preload_end and a flush inside a window
+ * are reported once per process and change nothing; the counters of exited
+ * threads are kept.
  *
  * Allocation failure (the SQLite/rax OOM discipline): a scripted workload
  * that grows the tree from empty to full height is run once for each
@@ -186,59 +188,86 @@ Test(preload, lookup_then_insert_under_the_lock)
 	t_finish(&tree);
 }
 
-/* Capture what the library writes on stderr while @fn runs. */
-static void capture_stderr(void (*fn)(void), char *buf, size_t size)
+/*
+ * Harmless misuse is reported with one line, once per process, and changes
+ * nothing: each case runs twice in a child.
+ */
+static int unbalanced_end_twice(void *arg)
 {
-	FILE *tmp = tmpfile();
-	int saved = dup(STDERR_FILENO);
-	size_t n;
-
-	cr_assert_not_null(tmp);
-	fflush(stderr);
-	cr_assert_geq(dup2(fileno(tmp), STDERR_FILENO), 0);
-	fn();
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(tmp);
-	n = fread(buf, 1, size - 1, tmp);
-	buf[n] = '\0';
-	fclose(tmp);
+	(void)arg;
+	for (int i = 0; i < 2; i++) {
+		radix_tree_preload_end();
+		T_CHILD_CHECK(!rt_preload_window_open());
+		/* The window count did not go below zero. */
+		T_CHILD_CHECK(radix_tree_preload(GFP_KERNEL) == 0);
+		T_CHILD_CHECK(rt_preload_window_open());
+		radix_tree_preload_end();
+		T_CHILD_CHECK(!rt_preload_window_open());
+	}
+	return 0;
 }
 
-static void unbalanced_end(void)
+static int nested_preload_twice(void *arg)
 {
-	radix_tree_preload_end();
+	struct rcuradix_stats st;
+
+	(void)arg;
+	for (int i = 0; i < 2; i++) {
+		T_CHILD_CHECK(radix_tree_preload(GFP_KERNEL) == 0);
+		T_CHILD_CHECK(radix_tree_preload(GFP_KERNEL) == 0);
+		radix_tree_preload_end();
+		T_CHILD_CHECK(rt_preload_window_open());
+		radix_tree_preload_end();
+		T_CHILD_CHECK(!rt_preload_window_open());
+		T_CHILD_CHECK(rcuradix_get_stats(&st, sizeof(st)) == 0);
+		T_CHILD_CHECK(st.nodes_reserved >= RT_PRELOAD_SIZE);
+	}
+	return 0;
 }
 
-static void nested_preload(void)
+static int flush_in_window_twice(void *arg)
 {
-	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
-	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
-	radix_tree_preload_end();
-	radix_tree_preload_end();
-}
+	struct rcuradix_stats before, after;
 
-static void balanced_pairs(void)
-{
-	for (int i = 0; i < 3; i++) {
-		cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	(void)arg;
+	for (int i = 0; i < 2; i++) {
+		T_CHILD_CHECK(radix_tree_preload(GFP_KERNEL) == 0);
+		T_CHILD_CHECK(rcuradix_get_stats(&before, sizeof(before)) == 0);
+		rcuradix_thread_cache_flush();
+		T_CHILD_CHECK(rcuradix_get_stats(&after, sizeof(after)) == 0);
+		T_CHILD_CHECK(after.nodes_reserved == before.nodes_reserved);
+		T_CHILD_CHECK(after.nodes_live == before.nodes_live);
+		T_CHILD_CHECK(rt_preload_window_open());
 		radix_tree_preload_end();
 	}
-	cr_assert_eq(radix_tree_maybe_preload(GFP_ATOMIC), 0);
-	radix_tree_preload_end();
+	rcuradix_thread_cache_flush();  /* outside the window: drained */
+	T_CHILD_CHECK(rcuradix_get_stats(&after, sizeof(after)) == 0);
+	T_CHILD_CHECK(after.nodes_reserved == 0);
+	return 0;
 }
 
-Test(preload, debug_build_reports_unbalanced_end_and_nesting)
+static int balanced_pairs(void *arg)
 {
-	char buf[4096];
+	(void)arg;
+	for (int i = 0; i < 3; i++) {
+		T_CHILD_CHECK(radix_tree_preload(GFP_KERNEL) == 0);
+		radix_tree_preload_end();
+	}
+	T_CHILD_CHECK(radix_tree_maybe_preload(GFP_ATOMIC) == 0);
+	radix_tree_preload_end();
+	rcuradix_thread_cache_flush();
+	return 0;
+}
 
-	capture_stderr(unbalanced_end, buf, sizeof(buf));
-	cr_assert(strstr(buf, "radix_tree_preload_end: unbalanced"), "stderr: %s", buf);
-	capture_stderr(nested_preload, buf, sizeof(buf));
-	cr_assert(strstr(buf, "nested preload"), "stderr: %s", buf);
-	capture_stderr(balanced_pairs, buf, sizeof(buf));
-	cr_assert_str_empty(buf, "balanced use reported: %s", buf);
+Test(preload, harmless_misuse_is_reported_once_and_changes_nothing)
+{
+	t_assert_lives(unbalanced_end_twice, NULL,
+		       "rcuradix: radix_tree_preload_end: unbalanced: no preload window is open\n");
+	t_assert_lives(nested_preload_twice, NULL, "rcuradix: radix_tree_preload: nested preload "
+		       "(a radix_tree_preload_end() missing?)\n");
+	t_assert_lives(flush_in_window_twice, NULL, "rcuradix: rcuradix_thread_cache_flush: "
+		       "inside a preload window: the reserve is kept for the next insert\n");
+	t_assert_lives(balanced_pairs, NULL, "");
 	t_finish(&tree);
 }
 
@@ -281,6 +310,67 @@ Test(preload, thread_exit_returns_the_reserve, .timeout = 120)
 		cr_assert(titem_ok(radix_tree_lookup(&tree, i << 8), i << 8));
 	t_verify(&tree);
 	t_finish(&tree);
+}
+
+/*
+ * The node counters are kept per thread and summed by rcuradix_get_stats();
+ * a thread's record is folded into the totals when it exits.  Threads that
+ * allocate nodes (inserts), queue frees (deletes) and exit without
+ * flushing: their allocations must still be counted after they are gone,
+ * and after destroy, barrier and flush the sums must come back to zero
+ * live, pending and reserved nodes.  Records dropped at exit would leave
+ * the frees counted by the call_rcu worker without their allocations.
+ */
+static void *counting_thread(void *arg)
+{
+	unsigned long base = (unsigned long)(uintptr_t)arg;
+
+	urcu_memb_register_thread();
+	for (unsigned long k = 0; k < 200; k++) {
+		if (radix_tree_insert(&tree, base + k * RT_MAP_SIZE, titem_new(base + k)) != 0)
+			return (void *)1L;
+	}
+	for (unsigned long k = 0; k < 200; k += 2) {
+		struct titem *item = radix_tree_delete(&tree, base + k * RT_MAP_SIZE);
+
+		if (!item)
+			return (void *)1L;
+		titem_free_rcu(&urcu_memb_flavor, item);
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+Test(preload, counters_of_exited_threads_are_kept, .timeout = 60)
+{
+	struct rcuradix_stats before, after;
+	unsigned long failures = 0;
+
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	before = stats();
+	for (unsigned long round = 0; round < 4; round++) {
+		pthread_t threads[2];
+		void *ret;
+
+		for (unsigned long i = 0; i < 2; i++)
+			cr_assert_eq(pthread_create(&threads[i], NULL, counting_thread,
+						    (void *)(uintptr_t)((round * 2 + i) << 32)), 0);
+		for (unsigned long i = 0; i < 2; i++) {
+			cr_assert_eq(pthread_join(threads[i], &ret), 0);
+			failures += ret != NULL;
+		}
+	}
+	cr_assert_eq(failures, 0);
+	after = stats();
+	/* Every thread built at least its own path of nodes. */
+	cr_assert_geq(after.nodes_allocated - before.nodes_allocated, 8 * 2);
+	cr_assert_eq(after.nodes_reserved, before.nodes_reserved,
+		     "exited threads left %lu reserved nodes",
+		     after.nodes_reserved - before.nodes_reserved);
+	urcu_memb_barrier();  /* the items freed by the threads */
+	t_verify(&tree);
+	t_finish(&tree);  /* destroy, barrier, flush: zero live nodes */
 }
 
 /* ---- allocation failure -------------------------------------------------- */

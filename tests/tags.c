@@ -14,17 +14,22 @@
 
 T_SUITE(tags);
 
-/* Does every node on @key's path carry @tag's bit for the way down? */
+/* Does every node on @key's path carry @tag's bit for the way down?  A
+ * descent that records its path is a writer's: under the tree lock. */
 static bool path_tagged(unsigned long key, unsigned int tag)
 {
 	struct rt_path path;
+	bool tagged = false;
 
-	if (!rt_descend(&tree, key, &path))
-		return false;
-	for (unsigned int d = 0; d < path.depth; d++)
-		if (!(path.step[d].node->tags[tag] & (1UL << path.step[d].offset)))
-			return false;
-	return (tree.tags >> tag) & 1UL;
+	radix_tree_lock(&tree);
+	if (rt_descend(&tree, key, &path)) {
+		tagged = (tree.tags >> tag) & 1UL;
+		for (unsigned int d = 0; d < path.depth; d++)
+			if (!(path.step[d].node->tags[tag] & (1UL << path.step[d].offset)))
+				tagged = false;
+	}
+	radix_tree_unlock(&tree);
+	return tagged;
 }
 
 static void set_and_check(unsigned long key, unsigned int tag, void *item)
@@ -39,7 +44,8 @@ static void set_and_check(unsigned long key, unsigned int tag, void *item)
 static void clear_and_check(unsigned long key, unsigned int tag, void *item)
 {
 	cr_assert_eq(radix_tree_tag_clear(&tree, key, tag), item, "tag_clear(%#lx, %u)", key, tag);
-	cr_assert_eq(radix_tree_tag_get(&tree, key, tag), item ? -1 : 0);
+	cr_assert_eq(radix_tree_tag_get(&tree, key, tag), 0);
+	cr_assert_eq(radix_tree_lookup(&tree, key), item);
 	t_verify(&tree);
 }
 
@@ -53,7 +59,7 @@ Test(tags, set_get_clear_on_special_keys_and_every_tag)
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
 		cr_assert_not(radix_tree_tagged(&tree, tag));
 		for (i = 0; i < t_nr_special_keys; i++) {
-			cr_assert_eq(radix_tree_tag_get(&tree, t_special_keys[i], tag), -1);
+			cr_assert_eq(radix_tree_tag_get(&tree, t_special_keys[i], tag), 0);
 			set_and_check(t_special_keys[i], tag, items[i]);
 			/* Idempotent. */
 			set_and_check(t_special_keys[i], tag, items[i]);
@@ -121,10 +127,10 @@ Test(tags, invalid_tags_touch_nothing)
 	for (tag = RADIX_TREE_MAX_TAGS; tag != 0; tag = next_invalid_tag(tag), count++) {
 		cr_assert_null(radix_tree_tag_set(&tree, 64, tag), "tag %u", tag);
 		cr_assert_null(radix_tree_tag_clear(&tree, 64, tag), "tag %u", tag);
-		cr_assert_eq(radix_tree_tag_get(&tree, 64, tag), -EINVAL, "tag %u", tag);
+		cr_assert_eq(radix_tree_tag_get(&tree, 64, tag), 0, "tag %u", tag);
 		cr_assert_eq(radix_tree_tagged(&tree, tag), 0, "tag %u", tag);
 		cr_assert_eq(radix_tree_gang_lookup_tag(&tree, results, 0, 4, tag), 0);
-		cr_assert_eq(radix_tree_gang_lookup_tag_slot(&tree, slots, NULL, 0, 4, tag), 0);
+		cr_assert_eq(radix_tree_gang_lookup_tag_slot(&tree, slots, 0, 4, tag), 0);
 		first = 0;
 		cr_assert_eq(radix_tree_range_tag_if_tagged(&tree, &first, ULONG_MAX, 10, tag, 1), 0);
 		cr_assert_eq(first, 0);
@@ -172,7 +178,7 @@ Test(tags, tags_survive_growth_and_shrink)
 	cr_assert_eq(t_height(&tree), RT_MAX_LEVELS);
 	cr_assert(path_tagged(0, 0));
 	cr_assert(path_tagged(3, 4));
-	cr_assert_eq(radix_tree_tag_get(&tree, ULONG_MAX, 0), -1);
+	cr_assert_eq(radix_tree_tag_get(&tree, ULONG_MAX, 0), 0);
 	t_verify(&tree);
 	set_and_check(ULONG_MAX, 1, far);
 	/* Shrink back: the child's bits stay, the root's summary stays right. */
@@ -200,7 +206,7 @@ Test(tags, delete_clears_every_tag_and_reinsert_starts_untagged)
 		cr_assert_not(radix_tree_tagged(&tree, tag));
 	b = t_insert_new(&tree, key);
 	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-		cr_assert_eq(radix_tree_tag_get(&tree, key, tag), -1);
+		cr_assert_eq(radix_tree_tag_get(&tree, key, tag), 0);
 	(void)keep;
 	(void)b;
 	t_finish(&tree);
@@ -219,6 +225,93 @@ Test(tags, replace_slot_keeps_tags)
 	cr_assert_eq(radix_tree_tag_get(&tree, 9, 3), 1);
 	cr_assert_eq(radix_tree_tag_set(&tree, 9, 3), b);
 	titem_free(a);
+	t_finish(&tree);
+}
+
+/*
+ * Regression: radix_tree_tag_get() answered -1 for a present, untagged
+ * item, which kernel-style callers, `if (radix_tree_tag_get(...))`, read as
+ * "tagged".  It answers 1 for a tagged item and 0 for everything else.
+ */
+Test(tags, tag_get_is_zero_or_one_for_kernel_style_callers)
+{
+	struct titem *a = t_insert_new(&tree, 7);
+	unsigned int tagged = 0, untagged = 0;
+
+	cr_assert_not_null(radix_tree_tag_set(&tree, 7, 1));
+	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
+		if (radix_tree_tag_get(&tree, 7, tag))
+			tagged |= 1U << tag;
+		else
+			untagged |= 1U << tag;
+		/* Absent keys, below and above. */
+		cr_assert_not(radix_tree_tag_get(&tree, 6, tag));
+		cr_assert_not(radix_tree_tag_get(&tree, 1UL << 40, tag));
+	}
+	cr_assert_eq(tagged, 1U << 1);
+	cr_assert_eq(untagged, ((1U << RADIX_TREE_MAX_TAGS) - 1) & ~(1U << 1));
+	cr_assert_eq(radix_tree_tag_get(&tree, 7, 1), 1);
+	cr_assert_eq(radix_tree_tag_get(&tree, 7, 0), 0);
+	cr_assert_eq(radix_tree_tag_clear(&tree, 7, 1), a);
+	cr_assert_eq(radix_tree_tag_get(&tree, 7, 1), 0);
+	t_finish(&tree);
+}
+
+/*
+ * Regression: radix_tree_gang_lookup_tag_slot() took an extra `indices`
+ * argument, so kernel code calling it with the kernel's five arguments did
+ * not compile.  Here it is called as the kernel calls it, and the slots it
+ * returns are those of the tagged items, in key order (the keys come from
+ * the items).
+ */
+Test(tags, gang_lookup_tag_slot_takes_the_kernels_five_arguments)
+{
+	unsigned int (*fn)(const struct radix_tree_root *, void ***, unsigned long, unsigned int,
+			   unsigned int) = radix_tree_gang_lookup_tag_slot;
+	void **slots[8];
+	unsigned int n;
+
+	for (unsigned long k = 0; k < 40; k++) {
+		t_insert_new(&tree, k * 100);
+		if (k % 4 == 1)
+			cr_assert_not_null(radix_tree_tag_set(&tree, k * 100, 2));
+	}
+	n = fn(&tree, slots, 150, 8, 2);
+	cr_assert_eq(n, 8);
+	for (unsigned int i = 0; i < n; i++) {
+		cr_assert_eq(((struct titem *)*slots[i])->key, (4 * i + 5) * 100);
+		cr_assert_eq(radix_tree_lookup_slot(&tree, (4 * i + 5) * 100), slots[i]);
+	}
+	cr_assert_eq(radix_tree_gang_lookup_tag_slot(&tree, slots, 3701, 8, 2), 0);
+	cr_assert_eq(radix_tree_gang_lookup_tag_slot(&tree, slots, 3700, 8, 2), 1);
+	cr_assert_eq(radix_tree_gang_lookup_tag_slot(&tree, slots, 0, 8, 3), 0);
+	t_finish(&tree);
+}
+
+/*
+ * An invalid tag to tag_get is misuse: one line, once per process, and 0
+ * ("not tagged"); the tree's tags stay as they were.
+ */
+static int tag_get_invalid_twice(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 2; i++) {
+		T_CHILD_CHECK(radix_tree_tag_get(&tree, 64, 7) == 0);
+		T_CHILD_CHECK(radix_tree_tag_get(&tree, 64, RADIX_TREE_MAX_TAGS) == 0);
+		T_CHILD_CHECK(radix_tree_tag_get(&tree, 64, 0) == 1);
+		T_CHILD_CHECK(radix_tree_tag_get(&tree, 64, 1) == 0);
+		T_CHILD_CHECK(tree.tags == 1UL);
+	}
+	return 0;
+}
+
+Test(tags, tag_get_reports_an_invalid_tag_once)
+{
+	t_insert_new(&tree, 64);
+	cr_assert_not_null(radix_tree_tag_set(&tree, 64, 0));
+	t_assert_lives(tag_get_invalid_twice, NULL,
+		       "rcuradix: radix_tree_tag_get: invalid tag 7 (RADIX_TREE_MAX_TAGS is 5)\n");
+	t_verify(&tree);
 	t_finish(&tree);
 }
 
@@ -294,7 +387,7 @@ Test(tags, range_tag_exact_count_and_bounds)
 	cr_assert_eq(first, 1200 * stride + 1);
 	for (i = 0; i < RANGE_KEYS; i++)
 		cr_assert_eq(radix_tree_tag_get(&tree, i * stride, 1),
-			     i % 3 == 0 && i >= 300 && i <= 1200 ? 1 : -1, "key %lu", i * stride);
+			     i % 3 == 0 && i >= 300 && i <= 1200 ? 1 : 0, "key %lu", i * stride);
 	cr_assert_eq(count_tag(1), 301);
 	t_verify(&tree);
 	t_finish(&tree);
@@ -369,12 +462,12 @@ Test(tags, range_tag_does_not_tag_past_the_range_end)
 	cr_assert_not_null(radix_tree_tag_set(&tree, 200, 0));
 	cr_assert_eq(radix_tree_range_tag_if_tagged(&tree, &first, 100, 10, 0, 1), 0);
 	cr_assert_eq(first, 101);
-	cr_assert_eq(radix_tree_tag_get(&tree, 200, 1), -1);
+	cr_assert_eq(radix_tree_tag_get(&tree, 200, 1), 0);
 	cr_assert_not(radix_tree_tagged(&tree, 1));
 	/* Same with the range ending inside the tagged item's leaf. */
 	first = 150;
 	cr_assert_eq(radix_tree_range_tag_if_tagged(&tree, &first, 199, 10, 0, 1), 0);
-	cr_assert_eq(radix_tree_tag_get(&tree, 200, 1), -1);
+	cr_assert_eq(radix_tree_tag_get(&tree, 200, 1), 0);
 	t_verify(&tree);
 	t_finish(&tree);
 }
@@ -407,7 +500,6 @@ Test(tags, gang_lookup_tag_matches_expectation_at_densities)
 	static const unsigned int every[] = { 1, 8, 64 };
 	void *results[100];
 	void **slots[100];
-	unsigned long indices[100];
 
 	for (unsigned long i = 0; i < 5000; i++)
 		t_insert_new(&tree, i * 3);
@@ -418,8 +510,7 @@ Test(tags, gang_lookup_tag_matches_expectation_at_densities)
 			radix_tree_tag_set(&tree, i * 3, tag);
 		for (unsigned long first = 0; first < 15100; first += 97) {
 			unsigned int n = radix_tree_gang_lookup_tag(&tree, results, first, 100, tag);
-			unsigned int m = radix_tree_gang_lookup_tag_slot(&tree, slots, indices, first,
-									 100, tag);
+			unsigned int m = radix_tree_gang_lookup_tag_slot(&tree, slots, first, 100, tag);
 			/* Expected: keys 3*i >= first with i % every == 0. */
 			unsigned long i = (first + 2) / 3;
 			unsigned int k = 0;
@@ -427,9 +518,10 @@ Test(tags, gang_lookup_tag_matches_expectation_at_densities)
 			i = (i + every[d] - 1) / every[d] * every[d];
 			for (; i < 5000 && k < 100; i += every[d], k++) {
 				cr_assert_lt(k, n);
+				cr_assert_lt(k, m);
 				cr_assert_eq(((struct titem *)results[k])->key, i * 3);
-				cr_assert_eq(indices[k], i * 3);
 				cr_assert_eq(*slots[k], results[k]);
+				cr_assert_eq(((struct titem *)*slots[k])->key, i * 3);
 			}
 			cr_assert_eq(n, k);
 			cr_assert_eq(m, k);
@@ -481,7 +573,7 @@ Test(tags, differential_against_model, .timeout = 120)
 				e->tags &= ~(1UL << tag);
 		} else if (what < 90) {
 			cr_assert_eq(radix_tree_tag_get(&tree, key, tag),
-				     e ? ((e->tags >> tag) & 1 ? 1 : -1) : 0);
+				     e ? (int)((e->tags >> tag) & 1) : 0);
 		} else {
 			unsigned int max = 1 + (unsigned int)t_rand_below(&rng, 64);
 			unsigned int n = radix_tree_gang_lookup_tag(&tree, results, key, max, tag);
@@ -515,16 +607,19 @@ Test(tags, differential_against_model, .timeout = 120)
 /* ---- concurrency ----------------------------------------------------- */
 
 /*
- * Readers run gang_lookup_tag over the whole tree while a writer sets,
- * clears, deletes and reinserts.  An item returned must be live, carry its
- * index, come in ascending order, and its KEY must have been tagged at some
- * point: the writer sets the key's ever_tagged flag before it first tags
- * that key.  (Tags belong to slots, not items: under RCU alone a reader may
- * read a slot's tag bit, then find in the slot an item inserted after the
- * tagged one was deleted — guarantee E.  An item-level flag would report
- * that legitimate interleaving as an error; this test first did.)  The walk
- * must end, and stable keys (tagged before the readers start, never touched)
- * must always be returned when the walk passes them.
+ * Readers walk the tagged keys of the whole tree while a writer sets,
+ * clears, deletes and reinserts; each reader alternates between
+ * radix_tree_gang_lookup_tag_slot() batches (the kernel's five arguments:
+ * keys come from the items, which carry theirs) and radix_tree_for_each_tagged()
+ * (keys from the iterator, also for slots emptied meanwhile).  An item
+ * returned must be live and carry its key, keys must ascend, and each KEY
+ * must have been tagged at some point: the writer sets the key's
+ * ever_tagged flag before it first tags that key.  (Tags belong to slots,
+ * not items: under RCU alone a reader may read a slot's tag bit, then find
+ * in the slot an item inserted after the tagged one was deleted, guarantee
+ * E; an item-level flag would report that legitimate interleaving as an
+ * error.)  The walk must end, and stable keys (tagged before the readers
+ * start, never touched) must always be returned when the walk passes them.
  */
 struct citem {
 	struct titem t;
@@ -543,41 +638,91 @@ static void c_error(const char *what, unsigned long key)
 		fprintf(stderr, "tag reader: %s (key %#lx)\n", what, key);
 }
 
-static void *c_reader(void *arg)
+struct c_walk {
+	unsigned long prev;         /* the last key visited */
+	bool first;                 /* no key visited yet */
+	unsigned long next_stable;  /* the next stable key the walk must visit */
+};
+
+static void c_visit(struct c_walk *w, unsigned long key, const struct citem *it)
+{
+	if (!w->first && key <= w->prev)
+		c_error("keys not ascending", key);
+	w->first = false;
+	w->prev = key;
+	if (it && !titem_ok(it, key))
+		c_error("item dead or wrong key", key);
+	if (key >= C_KEYS || !CMM_LOAD_SHARED(c_ever_tagged[key]))
+		c_error("key never tagged", key);
+	for (; w->next_stable < key; w->next_stable += C_STABLE_EVERY)
+		c_error("stable tagged key skipped", w->next_stable);
+	if (key == w->next_stable)
+		w->next_stable += C_STABLE_EVERY;
+}
+
+/*
+ * Batches of 32 from the key after the last item seen.  A slot emptied
+ * since its batch was found has no key to check; the next batch starts
+ * after the last item seen, so it may return such keys again (ascending
+ * all the same).  Each full batch holds stable keys (at most 15 other keys
+ * lie between two), so every batch advances.
+ */
+static void c_gang_walk(struct c_walk *w)
 {
 	void **slots[32];
-	unsigned long indices[32];
+	unsigned long next = 0, steps = 0;
+	unsigned int n;
+
+	do {
+		n = radix_tree_gang_lookup_tag_slot(&tree, slots, next, 32, 0);
+		for (unsigned int i = 0; i < n; i++) {
+			struct citem *it = rcu_dereference(*slots[i]);
+			unsigned long key;
+
+			if (!it)
+				continue;
+			key = CMM_LOAD_SHARED(it->t.key);
+			if (key < next)
+				c_error("key before the first index", key);
+			c_visit(w, key, it);
+			next = key + 1;
+		}
+		if (++steps > C_KEYS)
+			c_error("walk does not terminate", next);
+	} while (n == 32 && steps <= C_KEYS);
+}
+
+static void c_tagged_walk(struct c_walk *w)
+{
+	struct radix_tree_iter iter;
+	unsigned long steps = 0;
+	void **slot;
+
+	radix_tree_for_each_tagged(slot, &tree, &iter, 0, 0) {
+		c_visit(w, iter.index, rcu_dereference(*slot));
+		if (++steps > C_KEYS) {
+			c_error("walk does not terminate", iter.index);
+			break;
+		}
+	}
+}
+
+static void *c_reader(void *arg)
+{
+	unsigned long walks = 0;
 
 	(void)arg;
 	urcu_memb_register_thread();
 	while (!uatomic_read(&c_stop)) {
-		unsigned long next = 0, expect_stable = 0, steps = 0;
-		unsigned int n;
+		struct c_walk w = { 0, true, 0 };
 
 		urcu_memb_read_lock();
-		do {
-			n = radix_tree_gang_lookup_tag_slot(&tree, slots, indices, next, 32, 0);
-			for (unsigned int i = 0; i < n; i++) {
-				struct citem *it = rcu_dereference(*slots[i]);
-
-				if (indices[i] < next || (i && indices[i] <= indices[i - 1]))
-					c_error("keys not ascending", indices[i]);
-				if (it && !titem_ok(it, indices[i]))
-					c_error("item dead or wrong key", indices[i]);
-				if (indices[i] >= C_KEYS || !CMM_LOAD_SHARED(c_ever_tagged[indices[i]]))
-					c_error("key never tagged", indices[i]);
-				for (; expect_stable < indices[i]; expect_stable += C_STABLE_EVERY)
-					c_error("stable tagged key skipped", expect_stable);
-				if (indices[i] == expect_stable)
-					expect_stable += C_STABLE_EVERY;
-			}
-			if (n)
-				next = indices[n - 1] + 1;
-			if (++steps > C_KEYS)
-				c_error("walk does not terminate", next);
-		} while (n == 32 && steps <= C_KEYS);
-		if (expect_stable < C_KEYS)
-			c_error("walk ended before a stable key", expect_stable);
+		if (walks++ % 2)
+			c_tagged_walk(&w);
+		else
+			c_gang_walk(&w);
+		if (w.next_stable < C_KEYS)
+			c_error("walk ended before a stable key", w.next_stable);
 		urcu_memb_read_unlock();
 		uatomic_inc(&c_walks);
 	}
@@ -620,13 +765,14 @@ Test(tags, readers_against_retagging_writer, .timeout = 120)
 		cr_assert_eq(pthread_create(&readers[i], NULL, c_reader, NULL), 0);
 	/*
 	 * The writer goes on past its 300000 operations until the readers
-	 * have finished walks that began after it started: under valgrind,
-	 * which runs one thread at a time, the writer could otherwise finish
-	 * before any reader is scheduled and the test would prove nothing.
+	 * have finished four walks that began after it started (so one
+	 * reader did both kinds): under valgrind, which runs one thread at a
+	 * time, the writer could otherwise finish before any reader is
+	 * scheduled and the test would prove nothing.
 	 */
 	walks_before = uatomic_read(&c_walks);
 	for (unsigned long op = 0;
-	     op < t_scaled(300000) || uatomic_read(&c_walks) < walks_before + 3; op++) {
+	     op < t_scaled(300000) || uatomic_read(&c_walks) < walks_before + 4; op++) {
 		unsigned long k = t_rand_below(&rng, C_KEYS);
 		struct citem *it = present[k];
 
