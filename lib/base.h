@@ -98,7 +98,7 @@ RT_HIDDEN void rt_require_lock(const struct radix_tree_root *root, const char *f
 RT_HIDDEN extern int rt_debug_strict;
 RT_HIDDEN void rt_reader_check(const struct radix_tree_root *root, const char *fn);
 #else
-#define rt_reader_check(root, fn) ((void)0)
+#define rt_reader_check(root, fn) ((void)(root), (void)(fn))
 #endif
 
 /* ---- accessors --------------------------------------------------------- */

@@ -270,7 +270,7 @@ static inline void rt_gang_store(void **items, void ***slots, unsigned long *ind
  */
 static inline __attribute__((always_inline)) unsigned int
 rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigned long *indices,
-	unsigned long first, unsigned int max, unsigned int flags)
+	unsigned long first, unsigned int max, unsigned int flags, const char *fn)
 {
 	struct radix_tree_iter iter;
 	unsigned long n = 0;  /* a full word: no zero-extension per item */
@@ -278,7 +278,7 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 
 	if (!root || !max)
 		return 0;
-	rt_reader_check(root, "radix_tree_gang_lookup");
+	rt_reader_check(root, fn);
 	radix_tree_iter_init(&iter, first);
 	while (n < max && (slot = radix_tree_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP))) {
 		if (flags & RADIX_TREE_ITER_TAGGED) {
@@ -325,7 +325,8 @@ RCURADIX_API unsigned int radix_tree_gang_lookup(const struct radix_tree_root *r
 						 void **results, unsigned long first_index,
 						 unsigned int max_items)
 {
-	return results ? rt_gang(root, results, NULL, NULL, first_index, max_items, 0) : 0;
+	return results ? rt_gang(root, results, NULL, NULL, first_index, max_items, 0, __func__)
+		       : 0;
 }
 
 RCURADIX_API unsigned int radix_tree_gang_lookup_slot(const struct radix_tree_root *root,
@@ -333,7 +334,8 @@ RCURADIX_API unsigned int radix_tree_gang_lookup_slot(const struct radix_tree_ro
 						      unsigned long first_index,
 						      unsigned int max_items)
 {
-	return results ? rt_gang(root, NULL, results, indices, first_index, max_items, 0) : 0;
+	return results ? rt_gang(root, NULL, results, indices, first_index, max_items, 0, __func__)
+		       : 0;
 }
 
 RCURADIX_API unsigned int radix_tree_gang_lookup_tag(const struct radix_tree_root *root,
@@ -343,7 +345,7 @@ RCURADIX_API unsigned int radix_tree_gang_lookup_tag(const struct radix_tree_roo
 	if (!results || tag >= RADIX_TREE_MAX_TAGS)
 		return 0;
 	return rt_gang(root, results, NULL, NULL, first_index, max_items,
-		       RADIX_TREE_ITER_TAGGED | tag);
+		       RADIX_TREE_ITER_TAGGED | tag, __func__);
 }
 
 RCURADIX_API unsigned int radix_tree_gang_lookup_tag_slot(const struct radix_tree_root *root,
@@ -353,5 +355,5 @@ RCURADIX_API unsigned int radix_tree_gang_lookup_tag_slot(const struct radix_tre
 	if (!results || tag >= RADIX_TREE_MAX_TAGS)
 		return 0;
 	return rt_gang(root, NULL, results, NULL, first_index, max_items,
-		       RADIX_TREE_ITER_TAGGED | tag);
+		       RADIX_TREE_ITER_TAGGED | tag, __func__);
 }

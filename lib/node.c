@@ -128,15 +128,22 @@ static void rt_prefork(void)
 	rt_stats_prefork();
 }
 
-static void rt_postfork(void)
+static void rt_postfork_parent(void)
 {
 	rt_stats_postfork();
 	rt_backend_postfork();
 }
 
+/* The child also forgets the counter records of threads it does not have. */
+static void rt_postfork_child(void)
+{
+	rt_stats_postfork_child();
+	rt_backend_postfork();
+}
+
 __attribute__((constructor)) static void rt_node_fork_handlers(void)
 {
-	rt_pthread_check(pthread_atfork(rt_prefork, rt_postfork, rt_postfork));
+	rt_pthread_check(pthread_atfork(rt_prefork, rt_postfork_parent, rt_postfork_child));
 }
 
 /* ---- memory of one tree ------------------------------------------------ */

@@ -97,6 +97,31 @@ void rt_stats_postfork(void)
 }
 
 /*
+ * In the child, only the forking thread exists: every other record belongs
+ * to a thread that will never count again or exit, and a thread the child
+ * creates may get the same TLS address.  Fold those records into the
+ * exited totals and keep the forking thread's alone in the list.
+ */
+void rt_stats_postfork_child(void)
+{
+	struct rt_stats_record *rec, *self = &rt_stats_self;
+	unsigned int i;
+
+	for (rec = rt_stats_live; rec; rec = rec->next) {
+		if (rec == self)
+			continue;
+		for (i = 0; i < RT_STAT_COUNT; i++)
+			rt_stats_exited[i] += rec->v[i];
+	}
+	rt_stats_live = NULL;
+	if (self->linked) {
+		self->prev = self->next = NULL;
+		rt_stats_live = self;
+	}
+	rt_stats_postfork();
+}
+
+/*
  * The sums over exited and live threads (rt_stats_lock held).  In each
  * record RT_STAT_UNQUEUED is loaded first (acquire; the callback stores it
  * after RT_STAT_FREED, release): a node whose callback runs meanwhile is

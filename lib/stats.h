@@ -32,5 +32,6 @@ RT_HIDDEN void rt_stat_add(enum rt_stat stat, unsigned long delta);
  * after the backend's: a backend may count while holding its own lock). */
 RT_HIDDEN void rt_stats_prefork(void);
 RT_HIDDEN void rt_stats_postfork(void);
+RT_HIDDEN void rt_stats_postfork_child(void);
 
 #endif /* RCURADIX_STATS_H */

@@ -346,8 +346,12 @@ RCURADIX_API void radix_tree_replace_slot(struct radix_tree_root *root, void **s
 	if (!old || rt_is_internal(old))
 		rt_die(fn, "the slot holds no item (deleted, or not a slot of this tree)");
 #ifdef RT_DEBUG
-	if (!rt_slot_in_subtree(root, rt_entry_locked(root, root->rnode), slot))
-		rt_die(fn, "the slot is not in this tree");
+	{
+		void *top = rt_entry_locked(root, root->rnode);
+
+		if (!top || !rt_slot_in_subtree(root, top, slot))
+			rt_die(fn, "the slot is not in this tree");
+	}
 #endif
 	/* Publish the new item: readers load the old or the new one, and see
 	 * the new one initialised. */
