@@ -4,9 +4,9 @@
  * pthread_rwlock_t, liburcu's cds_lfht and a flat array, on the same keys in
  * the same run.  Prints a header describing the machine, one table per key
  * set and size (median [min] of interleaved repetitions, and the ratio
- * peer / rcuradix of the medians), the concurrency tables, and the issue's
- * targets as measured.  --csv FILE writes every figure.  Each key set and
- * size runs in a child process of its own, from a fresh heap.
+ * peer / rcuradix of the medians), the concurrency tables, and the
+ * performance targets as measured.  --csv FILE writes every figure.  Each
+ * key set and size runs in a child process of its own, from a fresh heap.
  *
  *   rcuradix-bench              the default matrix (about two minutes)
  *   rcuradix-bench --full       every key set at 2^10, 2^16, 2^20, 2^24
@@ -403,7 +403,7 @@ static void print_header(const struct config *c, FILE *out)
 		__builtin_ctzl(keyset_cap(KS_SPARSE32)), __builtin_ctzl(keyset_cap(KS_SPARSE64)));
 }
 
-/* ---- targets (issue 7) ---------------------------------------------------- */
+/* ---- targets -------------------------------------------------------------- */
 
 struct target_ctx {
 	const struct table *single, *conc;
@@ -462,8 +462,7 @@ static void print_targets(const struct table *single, const struct table *conc, 
 
 	if (!single && !conc)
 		return;
-	fprintf(out, "\n== targets (issue 7; issue 9's walk): dense-rand, N = %zu, medians of "
-		     "this run ==\n",
+	fprintf(out, "\n== targets: dense-rand, N = %zu, medians of this run ==\n",
 		single ? single->n : conc->n);
 	if ((single ? single->n : conc->n) != ((size_t)1 << 20) ||
 	    (single && conc && single->n != conc->n))
@@ -480,7 +479,7 @@ static void print_targets(const struct table *single, const struct table *conc, 
 		target(&x, "memory (own) B/key", single, "memory (own)", "B/key", -1, false, 9.5);
 		target2(&x, "insert+preload / judyl insert", single, "insert+preload", "insert",
 			"ns/op", 1, false, 1.0);
-		target(&x, "walk ns/item / flat (issue 9)", single, "walk", "ns/item", 4, false, 1.5);
+		target(&x, "walk ns/item / flat", single, "walk", "ns/item", 4, false, 1.5);
 	}
 	if (conc) {
 		target(&x, "1R+1W reader M/s / lfht", conc, "1R+1W reader", "M/s", 3, true, 2.0);
