@@ -463,6 +463,15 @@ void scenario_print(int which, const struct options *o, const struct table *t, F
 	line(t, out, "per cpu time: with / alone", ROW_CPU_RATIO, "ratio", "ratio");
 	line(t, out, "nodes freed by call_rcu, alone", ROW_FREED_ALONE, "M/s", "M/s");
 	line(t, out, "nodes freed by call_rcu, with", ROW_FREED_WITH, "M/s", "M/s");
+	/* Both threads must have had their CPUs for the wall-clock ratio to
+	 * measure the library: a thread that shares its CPU loses time, and
+	 * one whose neighbour shares its CPU is disturbed less. */
+	if (med_of(t, ROW_SHARE_ALONE, "ratio") < 0.9 || med_of(t, ROW_SHARE_WITH, "ratio") < 0.9 ||
+	    med_of(t, ROW_OTHER_SHARE, "ratio") < 0.9)
+		fprintf(out, "CPU share below 0.9: other programs took the CPUs (a scheduler that "
+			     "shares CPU time\nbetween groups of processes gives two threads less "
+			     "each than one); the wall-clock\nratio then measures the machine: read "
+			     "the per cpu time ratio, and measure again\nwhen the machine is quiet\n");
 	{
 		double l = med_of(t, ROW_LOAD, "1 min");
 
