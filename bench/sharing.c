@@ -61,10 +61,10 @@ struct scenario_spec {
 };
 
 /*
- * Sparse 32-bit keys at 2^12: about one key per 2^20 of the key space, so
- * each key has a leaf and a level-2 node to itself (a level-2 node spans
- * 4096 keys): every delete frees two nodes through call_rcu and every
- * insert allocates two.  Dense keys fill their leaves: a delete frees no
+ * Sparse 32-bit keys at 2^12: one key per 2^20 of the key space on average,
+ * so a key has its leaf (64 keys), its level-2 node (2^12) and, mostly,
+ * its level-3 node (2^18) to itself: a delete frees two or three nodes
+ * through call_rcu and an insert allocates as many.  Dense keys fill their leaves: a delete frees no
  * node and an insert allocates none.  At 2^12 two sparse trees (about 5 MB
  * each) stay in the L3 next to each other.
  */
