@@ -113,5 +113,7 @@ EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
 	doc/perf/bench-current-conc.csv doc/perf/bench-current-conc.txt \
 	doc/perf/bench-H.csv doc/perf/bench-H.txt doc/perf/bench-P.csv doc/perf/bench-P.txt \
 	doc/perf/bench-K.csv doc/perf/bench-K.txt \
+	doc/perf/bench-S.txt doc/perf/bench-S1.csv doc/perf/bench-S2.csv doc/perf/bench-S3.csv \
+	doc/perf/bench-T.txt doc/perf/bench-T.csv \
 	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
 	doc/perf/gang.png doc/perf/scaling.png
