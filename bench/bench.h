@@ -237,12 +237,27 @@ struct options {
 	bool warmup;      /* one discarded pass per peer first */
 	bool verbose;
 	bool enabled[NPEERS];
+	uint64_t seed;      /* key generation */
+	/* Named scenarios (sharing.c). */
+	int scen_reps;      /* interleaved repetitions of (alone, with) */
+	double scen_ms;     /* duration of one run */
+	int scen_log2;      /* log2 N of every tree; 0: each scenario's own */
+	size_t root_offset; /* bytes from a 256-byte boundary to each root */
 };
 
 /* Single-thread operations for one key set: fills @t. */
 void run_single(const struct keyset *ks, const struct options *o, struct table *t);
 /* Concurrency scenarios for one key set: fills @t. */
 void run_concurrent(const struct keyset *ks, const struct options *o, struct table *t);
+
+/* Named scenarios: one thread measured alone and next to another one. */
+int scenario_count(void);
+const char *scenario_name(int i);
+int scenario_by_name(const char *name); /* -1 if unknown */
+size_t scenario_size(int i, const struct options *o); /* keys of the measured tree */
+/* Runs scenario @which (builds its own trees): fills @t. */
+void run_scenario(int which, const struct options *o, struct table *t);
+void scenario_print(int which, const struct options *o, const struct table *t, FILE *out);
 
 /* Fatal error with a message. */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

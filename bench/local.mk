@@ -3,8 +3,11 @@
 #   bench/rcuradix-bench   rcuradix vs JudyL, JudyL+rwlock, cds_lfht and a flat
 #                          array (built when Judy is installed); `make bench`
 #                          runs the default matrix (~2 minutes), `make
-#                          bench-full` the whole one; bench/plot.sh draws the
-#                          CSV.  tests/bench-smoke.sh keeps it from rotting.
+#                          bench-full` the whole one, `make bench-sharing`
+#                          the named scenarios (a thread alone and next to
+#                          another one: shared cache lines, ~80 s);
+#                          bench/plot.sh draws the CSV.
+#                          tests/bench-smoke.sh keeps it from rotting.
 #   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md).
 #   bench/cg-probe         instruction counts per operation under callgrind.
 
@@ -17,7 +20,7 @@ EXTRA_DIST += bench/plot.sh bench/csv2md.sh tests/bench-smoke.sh
 if HAVE_JUDY
 noinst_PROGRAMS += bench/rcuradix-bench
 bench_rcuradix_bench_SOURCES = bench/bench.h bench/main.c bench/util.c bench/keys.c \
-	bench/peers.c bench/single.c bench/concurrent.c
+	bench/peers.c bench/single.c bench/concurrent.c bench/sharing.c
 bench_rcuradix_bench_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_rcuradix_bench_LDADD = lib/librcuradix.la $(URCU_CDS_LIBS) $(URCU_MEMB_LIBS) \
 	$(JUDY_LIBS) $(PTHREAD_LIBS) -ldl -lm
@@ -31,13 +34,19 @@ bench: bench/rcuradix-bench
 bench-full: bench/rcuradix-bench
 	./bench/rcuradix-bench --full --csv bench-full.csv
 	@echo "CSV: bench-full.csv; plots: $(srcdir)/bench/plot.sh bench-full.csv DIR"
+# The named scenarios (doc/performance.md, "Reader next to a writer"): 7
+# interleaved repetitions of 1 s runs each; apart from the default matrix,
+# which they would take past its two minutes.
+bench-sharing: bench/rcuradix-bench
+	./bench/rcuradix-bench --scenario all --csv bench-sharing.csv
+	@echo "CSV: bench-sharing.csv"
 else
-bench bench-full:
+bench bench-full bench-sharing:
 	@echo "rcuradix-bench needs Judy (libjudy-dev): install it and re-run configure" >&2
 	@exit 1
 endif
-.PHONY: bench bench-full
-CLEANFILES += $(BENCH_CSV) bench-full.csv
+.PHONY: bench bench-full bench-sharing
+CLEANFILES += $(BENCH_CSV) bench-full.csv bench-sharing.csv
 
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe
@@ -104,5 +113,7 @@ EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
 	doc/perf/bench-current-conc.csv doc/perf/bench-current-conc.txt \
 	doc/perf/bench-H.csv doc/perf/bench-H.txt doc/perf/bench-P.csv doc/perf/bench-P.txt \
 	doc/perf/bench-K.csv doc/perf/bench-K.txt \
+	doc/perf/bench-S.txt doc/perf/bench-S1.csv doc/perf/bench-S2.csv doc/perf/bench-S3.csv \
+	doc/perf/bench-T.txt doc/perf/bench-T.csv \
 	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
 	doc/perf/gang.png doc/perf/scaling.png

@@ -4,12 +4,14 @@
  * pthread_rwlock_t, liburcu's cds_lfht and a flat array, on the same keys in
  * the same run.  Prints a header describing the machine, one table per key
  * set and size (median [min] of interleaved repetitions, and the ratio
- * peer / rcuradix of the medians), the concurrency tables, and the issue's
- * targets as measured.  --csv FILE writes every figure.  Each key set and
- * size runs in a child process of its own, from a fresh heap.
+ * peer / rcuradix of the medians), the concurrency tables, and the
+ * performance targets as measured.  --csv FILE writes every figure.  Each
+ * key set and size, and each named scenario, runs in a child process of its
+ * own, from a fresh heap.
  *
  *   rcuradix-bench              the default matrix (about two minutes)
  *   rcuradix-bench --full       every key set at 2^10, 2^16, 2^20, 2^24
+ *   rcuradix-bench --scenario all   the named scenarios (sharing.c)
  *   rcuradix-bench --smoke      tiny sizes, one repetition (make check)
  *   rcuradix-bench --help       every option
  */
@@ -34,6 +36,7 @@
 #define MAX_SIZES 8
 #define MAX_CONC 8
 #define MAX_RUNS 48
+#define MAX_SCEN 16
 
 struct run_spec {
 	int ks, log2n;
@@ -48,9 +51,25 @@ struct config {
 	int nruns;
 	struct run_spec conc[MAX_CONC];
 	int nconc;
+	int scen[MAX_SCEN]; /* named scenarios, in order */
+	int nscen;
 	uint64_t seed;
 	const char *csv;
 };
+
+/* Every scenario name, one per line of the usage text. */
+static const char *scenario_list(void)
+{
+	static const char sep[] = ",\n                      ";
+	static char buf[512];
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < scenario_count() && len < sizeof(buf); i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? sep : "",
+					scenario_name(i));
+	return buf;
+}
 
 static void usage(FILE *out)
 {
@@ -61,6 +80,7 @@ static void usage(FILE *out)
 		"  --full              whole matrix: sizes 10,16,20,24 x all key sets (sparse\n"
 		"                      sets capped), concurrency at dense-rand 2^16, 2^20, 2^24\n"
 		"  --smoke             tiny: size 2^10, 1 repetition, short concurrency runs\n"
+		"                      (and scenario runs of 20 ms at 2^10, with --scenario)\n"
 		"  --sizes L,L,...     log2 of the key counts (with --keysets: cross product)\n"
 		"  --keysets K,K,...   dense-seq,dense-rand,holes,clustered,sparse32,sparse64\n"
 		"  --runs K:L,...      single-thread runs, key set:log2 N (instead of the above)\n"
@@ -69,9 +89,18 @@ static void usage(FILE *out)
 		"  --reps N            interleaved repetitions (default 5)\n"
 		"  --max-ops N         lookups per measurement (default 2^19)\n"
 		"  --peers P,P,...     rcuradix,judyl,judyl+rwlock,lfht,flat (default all)\n"
+		"  --scenario S,S,...  named scenarios ('all' for every one), instead of the\n"
+		"                      matrix unless --runs, --conc, --sizes or --keysets is given:\n"
+		"                      %s\n"
+		"                      (--reps defaults to 7 for them)\n"
+		"  --scenario-ms MS    duration of one scenario run (default 1000)\n"
+		"  --scenario-size L   log2 N of every scenario tree (default: each its own)\n"
+		"  --root-offset B     scenario roots B bytes after a 256-byte boundary\n"
+		"                      (a multiple of 16 below 256; default 0)\n"
 		"  --seed S            key generation seed (default 42)\n"
 		"  --csv FILE          write every figure to FILE\n"
-		"  --quiet             no progress on stderr\n");
+		"  --quiet             no progress on stderr\n",
+		scenario_list());
 }
 
 /* Split @arg on commas and call @fn on each part. */
@@ -141,6 +170,23 @@ static void add_run(struct config *c, const char *s)
 	c->nruns++;
 }
 
+static void add_scenario(struct config *c, const char *s)
+{
+	int i;
+
+	if (strcmp(s, "all") == 0) {
+		for (i = 0; i < scenario_count(); i++)
+			add_scenario(c, scenario_name(i));
+		return;
+	}
+	i = scenario_by_name(s);
+	if (i < 0)
+		die("unknown scenario '%s' (--help lists them)", s);
+	if (c->nscen == MAX_SCEN)
+		die("at most %d scenarios", MAX_SCEN);
+	c->scen[c->nscen++] = i;
+}
+
 static void add_peer(struct config *c, const char *s)
 {
 	int p;
@@ -163,10 +209,14 @@ static void parse(int argc, char **argv, struct config *c)
 		{ "peers", required_argument, NULL, 'p' }, { "seed", required_argument, NULL, 'e' },
 		{ "csv", required_argument, NULL, 'v' },	{ "quiet", no_argument, NULL, 'q' },
 		{ "runs", required_argument, NULL, 'R' },	{ "help", no_argument, NULL, 'h' },
+		{ "scenario", required_argument, NULL, 'n' },
+		{ "scenario-ms", required_argument, NULL, 'M' },
+		{ "scenario-size", required_argument, NULL, 'z' },
+		{ "root-offset", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool sizes_set = false, ks_set = false, conc_set = false, peers_set = false;
-	bool runs_set = false;
+	bool runs_set = false, reps_set = false;
 	int opt, i;
 
 	memset(c, 0, sizeof(*c));
@@ -175,6 +225,7 @@ static void parse(int argc, char **argv, struct config *c)
 	c->o.max_ops = (size_t)1 << 19;
 	c->o.verbose = true;
 	c->o.warmup = true;
+	c->o.scen_ms = 1000;
 	c->seed = 42;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -201,6 +252,9 @@ static void parse(int argc, char **argv, struct config *c)
 			c->o.reps = 1;
 			c->o.max_ops = (size_t)1 << 13;
 			c->o.warmup = false;
+			c->o.scen_ms = 20;
+			c->o.scen_log2 = 10;
+			reps_set = true;
 			sizes_set = conc_set = true;
 			break;
 		case 's': {
@@ -245,6 +299,7 @@ static void parse(int argc, char **argv, struct config *c)
 			c->o.reps = atoi(optarg);
 			if (c->o.reps < 1 || c->o.reps > MAX_REPS)
 				die("--reps: 1..%d", MAX_REPS);
+			reps_set = true;
 			break;
 		case 'o':
 			c->o.max_ops = (size_t)strtoull(optarg, NULL, 0);
@@ -268,6 +323,32 @@ static void parse(int argc, char **argv, struct config *c)
 		case 'q':
 			c->o.verbose = false;
 			break;
+		case 'n': {
+			char buf[512];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			c->nscen = 0;
+			each_item(buf, add_scenario, c);
+			break;
+		}
+		case 'M':
+			c->o.scen_ms = atof(optarg);
+			if (!(c->o.scen_ms >= 1 && c->o.scen_ms <= 600e3))
+				die("--scenario-ms: 1..600000");
+			break;
+		case 'z':
+			c->o.scen_log2 = atoi(optarg);
+			if (c->o.scen_log2 < 7 || c->o.scen_log2 > 24)
+				die("--scenario-size: 7..24");
+			break;
+		case 'O': {
+			long off = atol(optarg);
+
+			if (off < 0 || off >= 256 || off % 16)
+				die("--root-offset: a multiple of 16 below 256");
+			c->o.root_offset = (size_t)off;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -280,7 +361,12 @@ static void parse(int argc, char **argv, struct config *c)
 		usage(stderr);
 		exit(2);
 	}
-	if (runs_set) {
+	c->o.seed = c->seed;
+	c->o.scen_reps = reps_set ? c->o.reps : 7;
+	if (c->nscen && !runs_set && !sizes_set && !ks_set && !conc_set) {
+		/* Scenarios alone. */
+		conc_set = true;
+	} else if (runs_set) {
 		/* Explicit list: nothing to add. */
 	} else if (!sizes_set && !ks_set) {
 		/* The default matrix, sized for two minutes on 2 CPUs (1 min
@@ -351,7 +437,7 @@ static void read_line(const char *path, const char *prefix, char *buf, size_t le
 static void print_header(const struct config *c, FILE *out)
 {
 	struct utsname u;
-	char cpu[256], mem[128], thp[128], defrag[128];
+	char cpu[256], mem[128], thp[128], defrag[128], load[128];
 	Dl_info info;
 	const char *malloc_lib = "unknown";
 	time_t now = time(NULL);
@@ -363,6 +449,7 @@ static void print_header(const struct config *c, FILE *out)
 	read_line("/proc/meminfo", "MemTotal:", mem, sizeof(mem));
 	read_line("/sys/kernel/mm/transparent_hugepage/enabled", NULL, thp, sizeof(thp));
 	read_line("/sys/kernel/mm/transparent_hugepage/defrag", NULL, defrag, sizeof(defrag));
+	read_line("/proc/loadavg", NULL, load, sizeof(load));
 	if (dladdr((void *)(uintptr_t)malloc, &info) && info.dli_fname)
 		malloc_lib = info.dli_fname;
 
@@ -372,6 +459,7 @@ static void print_header(const struct config *c, FILE *out)
 	fprintf(out, "machine:   %s, %d CPUs online, memory%s\n", cpu, cpus_online(), mem);
 	fprintf(out, "kernel:    %s %s %s\n", u.sysname, u.release, u.machine);
 	fprintf(out, "THP:       enabled %s; defrag %s\n", thp, defrag);
+	fprintf(out, "load:      %s (/proc/loadavg at the start)\n", load);
 	tsc_resolution(&step, &empty);
 	fprintf(out, "TSC:       %.3f ticks/ns; latency samples have a resolution of %.1f ns and "
 		     "include %.1f ns of timing overhead\n",
@@ -393,17 +481,38 @@ static void print_header(const struct config *c, FILE *out)
 	fprintf(out, "runs:     ");
 	for (i = 0; i < c->nruns; i++)
 		fprintf(out, " %s:2^%d", keyset_name(c->runs[i].ks), c->runs[i].log2n);
+	if (!c->nruns)
+		fprintf(out, " none");
 	fprintf(out, "\n           concurrency:");
 	for (i = 0; i < c->nconc; i++)
 		fprintf(out, " %s:2^%d", keyset_name(c->conc[i].ks), c->conc[i].log2n);
-	fprintf(out, " (%.0f ms per scenario)\n", c->o.conc_ms);
+	if (c->nconc)
+		fprintf(out, " (%.0f ms per scenario)\n", c->o.conc_ms);
+	else
+		fprintf(out, " none\n");
+	if (c->nscen) {
+		int col = 27;
+
+		fprintf(out, "           named scenarios:");
+		for (i = 0; i < c->nscen; i++) {
+			const char *name = scenario_name(c->scen[i]);
+
+			if (col + 1 + (int)strlen(name) > 88) {
+				fprintf(out, "\n            ");
+				col = 12;
+			}
+			col += fprintf(out, " %s", name);
+		}
+		fprintf(out, "\n           (%d x 2 runs of %.0f ms each, alone and with)\n",
+			c->o.scen_reps, c->o.scen_ms);
+	}
 	fprintf(out, "           sparse32 is capped at 2^%d and sparse64 at 2^%d: uniform keys cost "
 		     "~1 KB (32-bit) and\n           ~5 KB (64-bit) per key in a 64-ary radix tree "
 		     "without path compression\n",
 		__builtin_ctzl(keyset_cap(KS_SPARSE32)), __builtin_ctzl(keyset_cap(KS_SPARSE64)));
 }
 
-/* ---- targets (issue 7) ---------------------------------------------------- */
+/* ---- targets -------------------------------------------------------------- */
 
 struct target_ctx {
 	const struct table *single, *conc;
@@ -462,8 +571,7 @@ static void print_targets(const struct table *single, const struct table *conc, 
 
 	if (!single && !conc)
 		return;
-	fprintf(out, "\n== targets (issue 7; issue 9's walk): dense-rand, N = %zu, medians of "
-		     "this run ==\n",
+	fprintf(out, "\n== targets: dense-rand, N = %zu, medians of this run ==\n",
 		single ? single->n : conc->n);
 	if ((single ? single->n : conc->n) != ((size_t)1 << 20) ||
 	    (single && conc && single->n != conc->n))
@@ -480,7 +588,7 @@ static void print_targets(const struct table *single, const struct table *conc, 
 		target(&x, "memory (own) B/key", single, "memory (own)", "B/key", -1, false, 9.5);
 		target2(&x, "insert+preload / judyl insert", single, "insert+preload", "insert",
 			"ns/op", 1, false, 1.0);
-		target(&x, "walk ns/item / flat (issue 9)", single, "walk", "ns/item", 4, false, 1.5);
+		target(&x, "walk ns/item / flat", single, "walk", "ns/item", 4, false, 1.5);
 	}
 	if (conc) {
 		target(&x, "1R+1W reader M/s / lfht", conc, "1R+1W reader", "M/s", 3, true, 2.0);
@@ -506,6 +614,13 @@ static void print_targets(const struct table *single, const struct table *conc, 
 /* ---- one run per process ------------------------------------------------ */
 
 typedef void run_fn(const struct keyset *ks, const struct options *o, struct table *t);
+
+/* The run_fn of a named scenario: @ks is NULL, the scenario is @t's title. */
+static void run_named(const struct keyset *ks, const struct options *o, struct table *t)
+{
+	(void)ks;
+	run_scenario(scenario_by_name(t->title), o, t);
+}
 
 static void write_all(int fd, const void *buf, size_t len)
 {
@@ -546,7 +661,8 @@ static bool read_all(int fd, void *buf, size_t len)
  * heap (no nodes scattered over pages a larger earlier run freed), no
  * leftover slabs or call_rcu work from earlier runs.  Rows carry pointers to
  * string literals, valid in both processes (same image).  liburcu's
- * call_rcu worker needs its fork hooks (not pthread_atfork).
+ * call_rcu worker needs its fork hooks (not pthread_atfork).  @ks is NULL
+ * for a named scenario.
  */
 static void run_isolated(run_fn *fn, const struct keyset *ks, const struct options *o,
 			 struct table *t)
@@ -580,14 +696,14 @@ static void run_isolated(run_fn *fn, const struct keyset *ks, const struct optio
 		struct row r, *dst;
 
 		if (!read_all(fd[0], &r, sizeof(r)))
-			die("lost the results of %s N=%zu", ks->name, ks->n);
+			die("lost the results of %s N=%zu", t->title, t->n);
 		dst = table_row(t, r.op, r.unit, r.higher_better);
 		memcpy(dst->c, r.c, sizeof(r.c));
 	}
 	close(fd[0]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
 	    nrows < 0)
-		die("the run for %s N=%zu failed", ks->name, ks->n);
+		die("the run for %s N=%zu failed", t->title, t->n);
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -670,6 +786,19 @@ int main(int argc, char **argv)
 			table_free(&t);
 		}
 		keyset_free(&ks);
+	}
+	for (i = 0; i < c.nscen; i++) {
+		struct table t = { .title = scenario_name(c.scen[i]), .section = "scenario" };
+
+		if (c.o.verbose)
+			fprintf(stderr, "scenario %s\n", t.title);
+		t.n = scenario_size(c.scen[i], &c.o);
+		run_isolated(run_named, NULL, &c.o, &t);
+		scenario_print(c.scen[i], &c.o, &t, stdout);
+		fflush(stdout);
+		if (csv)
+			table_csv(&t, csv);
+		table_free(&t);
 	}
 	print_targets(have_single ? &keep_single : NULL, have_conc ? &keep_conc : NULL, stdout,
 		      csv);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# node-alloc-bench - the node allocator micro-benchmark (issue 5): runs the
+# node-alloc-bench - the node allocator micro-benchmark: runs the
 # per-backend copies bench/node-alloc-bench-<backend> interleaved (slab,
 # jemalloc, libc, ... slab, jemalloc, libc, ...), then prints the median
 # and minimum of every figure.  The raw allocator figures (mallocx with the

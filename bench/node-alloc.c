@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * node-alloc.c - the node allocator micro-benchmark (issue 5).  Built once
+ * node-alloc.c - the node allocator micro-benchmark.  Built once
  * per node backend (bench/node-alloc-bench-<backend>, each linked with a
  * copy of the library compiled with that -DRT_ALLOC_*), and driven by
  * bench/node-alloc-bench, which runs the copies interleaved and prints

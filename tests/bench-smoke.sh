@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench-smoke.sh - keeps bench/rcuradix-bench from rotting: runs it at a
 # tiny size with one repetition and checks that it exits 0, that every
-# structure has rows in every key set's table, that the concurrency table
-# and the targets section are printed, and that the CSV has the same rows.
+# structure has rows in every key set's table, that the concurrency table,
+# every named scenario's table and the targets section are printed, and
+# that the CSV has the same rows.
 # Not a timing test: no figure is compared with anything.
 set -u
 bin=${top_builddir:-.}/bench/rcuradix-bench
@@ -11,7 +12,8 @@ csv=${TMPDIR:-/tmp}/bench-smoke.$$.csv
 trap 'rm -f "$out" "$csv"' EXIT
 fail() { echo "FAIL: $*"; sed 's/^/  | /' "$out"; exit 1; }
 
-"$bin" --smoke --quiet --csv "$csv" >"$out" 2>&1 || fail "rcuradix-bench exited $?"
+"$bin" --smoke --scenario all --quiet --csv "$csv" >"$out" 2>&1 ||
+	fail "rcuradix-bench exited $?"
 
 for ks in dense-seq dense-rand holes clustered sparse32 sparse64; do
 	grep -q "== single: $ks, N = 1024 ==" "$out" || fail "no table for $ks"
@@ -32,4 +34,15 @@ done
 grep -q "^single,dense-rand,1024,insert+preload,ns/op,rcuradix," "$csv" || fail "no preload row"
 grep -q "^single,dense-rand,1024,gang64,ns/item,judyl," "$csv" || fail "no judyl gang row"
 grep -q "^concurrent,dense-rand,1024,1R+1W writer,M/s,lfht," "$csv" || fail "no lfht writer row"
-echo "PASS: rcuradix-bench --smoke printed every structure's rows"
+# Every named scenario: its table, and its rows in the CSV.
+scenarios=$("$bin" --help | sed -n '/--scenario S/,/--reps defaults/p' |
+	grep -o '[a-z][a-z-]*-next-to-[a-z-]*')
+[ -n "$scenarios" ] || fail "--help lists no scenario"
+for sc in $scenarios; do
+	grep -q "^== scenario $sc: " "$out" || fail "no table for scenario $sc"
+	grep -q "^scenario,$sc,1024,alone,M/s,rcuradix," "$csv" || fail "$sc: no 'alone' row"
+	grep -q "^scenario,$sc,1024,with other,M/s,rcuradix," "$csv" ||
+		fail "$sc: no 'with other' row"
+done
+grep -q "^target: reader with / alone >= 0.90: " "$out" || fail "no reader-next-to-writer verdict"
+echo "PASS: rcuradix-bench --smoke printed every structure's and every scenario's rows"
