@@ -11,7 +11,7 @@
 #                                    abidiff cannot see the header's inline
 #                                    walk steps compiled into programs.
 ABI_FILES = abi/librcuradix.so.1.abi abi/0.2.0/rcuradix/radix-tree.h
-EXTRA_DIST += abi/local.mk $(ABI_FILES) tests/abi-check.sh
+EXTRA_DIST += abi/local.mk $(ABI_FILES) tests/abi-check.sh doc/releasing.md
 
 if HAVE_ABIGAIL
 TESTS += tests/abi-check.sh
