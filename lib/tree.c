@@ -49,7 +49,7 @@ RCURADIX_API void **radix_tree_lookup_slot(const struct radix_tree_root *root,
 RCURADIX_API int radix_tree_empty(const struct radix_tree_root *root)
 {
 	/* One load: an empty tree has no node at all. */
-	return !root || CMM_LOAD_SHARED(root->rnode) == NULL;
+	return !root || rt_entry_rcu(root->rnode) == NULL;
 }
 
 /* ---- insert ------------------------------------------------------------ */
