@@ -5,7 +5,8 @@
 #   then programs built from outside the tree through pkg-config only).
 
 # ---------------------------------------------------------------- manual pages
-# One page per function family; the other names are one-line .so aliases.
+# Library: one page per function family; the other names are one-line .so
+# aliases.
 MAN3_PAGES = \
 	man/man3/radix_tree_insert.3 \
 	man/man3/radix_tree_lookup.3 \
@@ -53,6 +54,8 @@ MAN3_ALIASES = \
 	man/man3/rcuradix_version.3
 dist_man3_MANS = $(MAN3_PAGES) $(MAN3_ALIASES)
 dist_man7_MANS = man/man7/rcuradix.7
+# The installed programs (bin_PROGRAMS: stress/local.mk).
+dist_man1_MANS = man/man1/rcuradix-torture.1
 
 EXTRA_DIST += NEWS doc/design.md doc/local.mk
 

@@ -2,7 +2,8 @@
 # installed.sh - the package works as installed, used the way a C or C++
 # programmer would use it:
 #   1. `make install DESTDIR=<stage>` puts the headers, the library, the
-#      .pc file and every manual page (main pages and aliases) in place;
+#      .pc file and every manual page (main pages and aliases, and the
+#      installed programs' pages) in place;
 #   2. pkg-config, pointed at the stage only (PKG_CONFIG_PATH and
 #      PKG_CONFIG_SYSROOT_DIR), reports this version and keeps jemalloc out
 #      of the link line;
@@ -76,8 +77,9 @@ if [ "$RT_STATIC" = yes ]; then
 else
 	[ ! -e "$archive" ] || fail "configured --disable-static, but $archive is installed"
 fi
-for page in "$srcdir"/man/man3/*.3; do
-	[ -f "$root$DOC_MANDIR/man3/${page##*/}" ] || fail "manual page not installed: ${page##*/}"
+for page in "$srcdir"/man/man1/*.1 "$srcdir"/man/man3/*.3; do
+	sect=${page##*.}
+	[ -f "$root$DOC_MANDIR/man$sect/${page##*/}" ] || fail "manual page not installed: ${page##*/}"
 done
 
 # ---- 2. pkg-config sees only the stage (and the system's liburcu)
@@ -241,7 +243,8 @@ fi
 
 # ---- 6. man finds the installed pages, aliases included
 if command -v man >/dev/null 2>&1; then
-	for name in radix_tree_insert radix_tree_delete radix_tree_for_each_slot rcuradix; do
+	for name in radix_tree_insert radix_tree_delete radix_tree_for_each_slot rcuradix \
+		rcuradix-torture; do
 		text=$(MANPATH=$root$DOC_MANDIR MANWIDTH=80 MANPAGER=cat man "$name" 2>&1)
 		case $text in
 		*NAME*"$name"*SYNOPSIS*) ;;

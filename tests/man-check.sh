@@ -2,8 +2,10 @@
 # man-check.sh - every manual page is well formed: no groff warning of any
 # category (groff -ww, as `man --warnings` would show), no rendered line
 # wider than an 80-column terminal, the sections the project promises in
-# their order, this package's version in .TH, cross references to rcuradix
-# pages that exist, and aliases (.so lines) that point at a real page.
+# their order (one list for the programs' pages in section 1, one for the
+# library's in sections 3 and 7), this package's version in .TH, cross
+# references to rcuradix pages that exist, and aliases (.so lines) that
+# point at a real page.
 set -u
 GROFF=${GROFF:-groff}
 if ! command -v "$GROFF" >/dev/null 2>&1; then
@@ -12,7 +14,8 @@ if ! command -v "$GROFF" >/dev/null 2>&1; then
 fi
 cd "${top_srcdir:-.}/man" || exit 1
 version=${PACKAGE_VERSION:?PACKAGE_VERSION is not set}
-expected='NAME|SYNOPSIS|DESCRIPTION|RETURN VALUE|ERRORS|CONCURRENCY|EXAMPLE|SEE ALSO'
+expected_lib='NAME|SYNOPSIS|DESCRIPTION|RETURN VALUE|ERRORS|CONCURRENCY|EXAMPLE|SEE ALSO'
+expected_cmd='NAME|SYNOPSIS|DESCRIPTION|OPTIONS|EXIT STATUS|EXAMPLE|SEE ALSO'
 status=0
 pages=0
 fail() {
@@ -42,13 +45,18 @@ $out"
 	[ -z "$out" ] || fail "$1: lines wider than 80 columns:
 $out"
 	sections=$(sed -n 's/^\.SH //p' "$1" | tr -d '"' | paste -sd '|' -)
+	case $1 in
+	man1/*) expected=$expected_cmd ;;
+	*) expected=$expected_lib ;;
+	esac
 	[ "$sections" = "$expected" ] || fail "$1: sections are
   $sections
 expected
   $expected"
 	grep -q "^\.TH .* \"rcuradix $version\" " "$1" || fail "$1: .TH does not say \"rcuradix $version\""
 	# References to our own pages, e.g. ".BR radix_tree_lookup (3),".
-	for ref in $(sed -n 's/^\.[BI]R \([A-Za-z_]*\) (\([37]\)).*/man\2\/\1.\2/p' "$1"); do
+	for ref in $(sed 's/\\-/-/g' "$1" |
+		sed -n 's/^\.[BI]R \([A-Za-z_-]*\) (\([137]\)).*/man\2\/\1.\2/p'); do
 		case $ref in
 		man*/radix_tree_* | man*/rcuradix* | man*/RADIX_TREE* | man*/INIT_RADIX_TREE*)
 			[ -f "$ref" ] || fail "$1: refers to $ref, which does not exist" ;;
@@ -56,7 +64,7 @@ expected
 	done
 }
 
-for page in man3/*.3 man7/*.7; do
+for page in man1/*.1 man3/*.3 man7/*.7; do
 	pages=$((pages + 1))
 	first=$(head -n 1 "$page")
 	case $first in

@@ -3,8 +3,8 @@
 # library exports (lib/rcuradix.sym) and each macro, inline function,
 # structure and typedef the public headers define must appear in the NAME
 # or SYNOPSIS section of some manual page; and every name a NAME section
-# lists must have a page (or .so alias) of its own, so that `man NAME`
-# finds it.
+# lists (the installed programs' pages included) must have a page (or .so
+# alias) of its own, so that `man NAME` finds it.
 set -u
 src=${top_srcdir:-.}
 status=0
@@ -39,7 +39,7 @@ missing=$(LC_ALL=C comm -23 "$tmp.public" "$tmp.documented")
 $missing"
 
 # Every name listed in a NAME section has a page of that name.
-for page in "$src"/man/man3/*.3 "$src"/man/man7/*.7; do
+for page in "$src"/man/man1/*.1 "$src"/man/man3/*.3 "$src"/man/man7/*.7; do
 	section=${page##*.}
 	names=$(awk '/^\.SH / { keep = ($2 == "NAME"); next } keep' "$page" |
 		grep -v '^\.' | tr '\n' ' ' | sed 's/ \\- .*//; s/,/ /g')
