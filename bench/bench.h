@@ -131,6 +131,8 @@ extern const struct peer_ops *const peers[NPEERS];
 /* ---- time and statistics ------------------------------------------------ */
 
 double now_ns(void);
+/* CPU time the calling thread has used, in ns. */
+double thread_cpu_ns(void);
 /* TSC ticks per ns, calibrated once against CLOCK_MONOTONIC. */
 double tsc_per_ns(void);
 /* Smallest step of the TSC and the median cost of an empty timed interval,

@@ -64,14 +64,6 @@ struct writer {
 
 static volatile uintptr_t sink;
 
-static double thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;

@@ -182,14 +182,6 @@ struct worker {
 
 static volatile uintptr_t sink;
 
-static double thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static uint64_t read_loop(struct worker *w)
 {
 	struct radix_tree_root *root = w->tree->root;
