@@ -201,12 +201,6 @@ static inline unsigned long rt_index_at(unsigned long index, unsigned int level,
 	return (index & ~rt_level_maxindex(level)) | ((unsigned long)offset << rt_shift(level));
 }
 
-/* Slots in use (writers: exact under the lock). */
-static inline unsigned int rt_node_count(const struct rt_node *node)
-{
-	return (unsigned int)__builtin_popcountl(node->present);
-}
-
 /* The leaf node containing @slot at @offset. */
 static inline struct rt_node *rt_slot_node(void **slot, unsigned int offset)
 {

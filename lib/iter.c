@@ -41,7 +41,7 @@ RCURADIX_API void **radix_tree_iter_init(struct radix_tree_iter *iter, unsigned 
 static unsigned int rt_next_present(struct rt_node *node, unsigned int offset)
 {
 	for (; offset < RT_MAP_SIZE; offset++)
-		if (CMM_LOAD_SHARED(node->slots[offset]))
+		if (rt_entry_rcu(node->slots[offset]))
 			return offset;
 	return RT_MAP_SIZE;
 }

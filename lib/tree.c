@@ -341,7 +341,7 @@ RCURADIX_API void radix_tree_replace_slot(struct radix_tree_root *root, void **s
 		       item);
 	rt_require_lock(root, fn);
 	if (rt_writer_enter(root, fn))
-		rt_die(fn, "tree not initialised");
+		rt_die(fn, "tree not initialised, or bound to no RCU flavor");
 	old = rt_entry_locked(root, *slot);
 	if (!old || rt_is_internal(old))
 		rt_die(fn, "the slot holds no item (deleted, or not a slot of this tree)");
