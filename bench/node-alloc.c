@@ -187,26 +187,25 @@ static void raw_glibc(void)
 
 static void *backend_alloc(void *ctx)
 {
-	struct rt_node *n = NULL;
+	void *n = NULL;
 
 	(void)ctx;
-	return rt_node_alloc(&n, 1) == 1 ? n : NULL;
+	return rt_node_alloc(RT_NODE_SIZE, &n, 1) == 1 ? n : NULL;
 }
 
 static void backend_free(void *ctx, void *p)
 {
-	struct rt_node *n = p;
-
 	(void)ctx;
-	rt_node_free(&n, 1);
+	rt_node_free(RT_NODE_SIZE, &p, 1);
 }
 
 static void *reserve_alloc(void *ctx)
 {
-	struct rt_node *n = NULL;
+	void *n = NULL;
+	size_t size = RT_NODE_SIZE;
 
 	(void)ctx;
-	return rt_nodes_get(&n, 1, true) == 0 ? n : NULL;
+	return rt_nodes_get(&n, &size, 1, true) == 0 ? n : NULL;
 }
 
 static double rcu_free_path(void)
@@ -224,7 +223,7 @@ static double rcu_free_path(void)
 			die("allocation failed");
 		/* Deferred free, as for an unlinked node: the call_rcu worker
 		 * returns it to the backend after a grace period. */
-		rt_node_free_deferred(&root, n);
+		rt_node_free_deferred(&root, rt_node_entry(n, 0));
 	}
 	urcu_memb_barrier();
 	return (now_ns() - t0) / (double)iters;

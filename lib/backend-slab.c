@@ -14,8 +14,8 @@
 #include "backend.h"
 
 #define RT_SLAB_SIZE (64UL * 1024)
-#define RT_SLAB_HEADER 64UL
-/* Object sizes served: 64 .. RT_SLAB_MAX_OBJECT in steps of 64. */
+#define RT_SLAB_HEADER RT_NODE_ALIGN  /* objects stay aligned to RT_NODE_ALIGN */
+/* Object sizes served: RT_NODE_ALIGN .. RT_SLAB_MAX_OBJECT in steps of RT_NODE_ALIGN. */
 #define RT_SLAB_MAX_OBJECT 2048UL
 #define RT_SLAB_CLASSES (RT_SLAB_MAX_OBJECT / RT_NODE_ALIGN)
 

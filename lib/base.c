@@ -128,6 +128,9 @@ void rt_unlock(struct radix_tree_root *root, const char *fn)
 		rt_die(fn, "tree lock not held by this thread");
 	if (--root->depth)
 		return;
+	/* Nodes unlinked in this hold are handed to call_rcu first
+	 * (rt_writer_done(), radix_tree_unlock()). */
+	rt_assert(root->retired == NULL);
 	/* Cleared before the mutex is released: the next owner stores its
 	 * own id after acquiring it, so this store never overwrites it. */
 	__atomic_store_n(&root->owner, 0UL, __ATOMIC_RELAXED);
@@ -138,12 +141,6 @@ RCURADIX_API void radix_tree_lock(struct radix_tree_root *root)
 {
 	if (root)
 		rt_lock(root);
-}
-
-RCURADIX_API void radix_tree_unlock(struct radix_tree_root *root)
-{
-	if (root)
-		rt_unlock(root, "radix_tree_unlock");
 }
 
 void rt_require_lock(const struct radix_tree_root *root, const char *fn)

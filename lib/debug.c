@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 
-#include "base.h"
+#include "descend.h"
 
 struct rt_verify {
 	const struct radix_tree_root *root;
@@ -36,24 +36,40 @@ static bool rt_verify_fail(struct rt_verify *v, unsigned long index, unsigned in
 	return false;
 }
 
-/*
- * Check the subtree of @entry (expected at @level, covering keys from
- * @base); on return, @tags_out[t] says whether anything in it bears tag t.
- */
-static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int level,
-			   unsigned long base, bool *tags_out)
+static bool rt_verify_entry(struct rt_verify *v, const void *entry, unsigned long base,
+			    const void *parent, bool *tags_out);
+
+/* Check child @child of a node at @level, found at key @index: its tag
+ * bits (@bits, bit t for tag t) must say what its subtree says. */
+static bool rt_verify_child(struct rt_verify *v, const void *parent, const void *child,
+			    unsigned long index, unsigned int level, unsigned int bits)
+{
+	bool below[RADIX_TREE_MAX_TAGS] = { false };
+	unsigned int tag;
+
+	if (!rt_verify_entry(v, child, index, parent, below))
+		return false;
+	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+		if (below[tag] != ((bits >> tag) & 1U))
+			return rt_verify_fail(v, index, level,
+					      "tag %u bit of the child at %#lx is %u but its "
+					      "subtree says %d", tag, index, (bits >> tag) & 1U,
+					      below[tag]);
+	return true;
+}
+
+/* A full node: as many slots as the map, a present bit per slot. */
+static bool rt_verify_full(struct rt_verify *v, const void *entry, unsigned long base,
+			   bool *tags_out)
 {
 	const struct rt_node *node = rt_entry_node(entry);
+	unsigned int level = rt_entry_level(entry);
 	unsigned long present = rt_bits_locked(v->root, node->present);
 	unsigned long tags[RADIX_TREE_MAX_TAGS];
 	unsigned int i, tag, count = 0;
 
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 		tags[tag] = rt_bits_locked(v->root, node->tags[tag]);
-	v->nodes++;
-	if (!rt_is_internal(entry) || rt_entry_level(entry) != level)
-		return rt_verify_fail(v, base, level, "bad entry encoding or level (entry %p)",
-				      entry);
 	if (RT_MAP_SIZE < RT_BITS_PER_LONG && (present >> RT_MAP_SIZE))
 		return rt_verify_fail(v, base, level, "present bits beyond the slots");
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
@@ -64,15 +80,16 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 	for (i = 0; i < RT_MAP_SIZE; i++) {
 		const void *slot = rt_entry_locked(v->root, node->slots[i]);
 		unsigned long index = base | ((unsigned long)i << rt_shift(level));
-		bool below[RADIX_TREE_MAX_TAGS] = { false };
+		unsigned int bits = 0;
 
 		if (!slot != !((present >> i) & 1UL))
 			return rt_verify_fail(v, index, level, "present bit of slot %u is wrong", i);
+		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+			bits |= (unsigned int)((tags[tag] >> i) & 1UL) << tag;
 		if (!slot) {
-			for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-				if (tags[tag] & (1UL << i))
-					return rt_verify_fail(v, index, level,
-							      "empty slot %u bears tag %u", i, tag);
+			if (bits)
+				return rt_verify_fail(v, index, level, "empty slot %u bears tags %#x",
+						      i, bits);
 			continue;
 		}
 		count++;
@@ -83,18 +100,117 @@ static bool rt_verify_node(struct rt_verify *v, const void *entry, unsigned int 
 						      "slot %u holds a non-item %p", i, slot);
 			continue;
 		}
-		if (!rt_verify_node(v, slot, level - 1, index, below))
+		if (!rt_is_internal(slot) || rt_entry_level(slot) != level - 1)
+			return rt_verify_fail(v, index, level, "slot %u holds %p, not a node one "
+							       "level down", i, slot);
+		if (!rt_verify_child(v, entry, slot, index, level, bits))
 			return false;
-		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-			if (below[tag] != ((tags[tag] >> i) & 1UL))
-				return rt_verify_fail(v, index, level,
-						      "tag %u bit of slot %u is %lu but the "
-						      "subtree says %d", tag, i,
-						      (tags[tag] >> i) & 1UL, below[tag]);
 	}
 	if (count == 0)
 		return rt_verify_fail(v, base, level, "empty node still linked");
 	return true;
+}
+
+/* A compact node: entries appended, tombstones, items and children apart. */
+static bool rt_verify_compact(struct rt_verify *v, const void *entry, unsigned long base,
+			      bool *tags_out)
+{
+	const struct rt_cnode *node = rt_entry_cnode(entry);
+	unsigned int level = node->level, w = rt_sfx_width(level), shift = rt_shift(level);
+	void **slots = rt_cnode_slots(node);
+	const uint8_t *tags = rt_cnode_tags(node);
+	unsigned long child_digits = 0, item_digits = 0;
+	unsigned int i, j, tag, live = 0;
+
+	if (rt_entry_level(entry) != level)
+		return rt_verify_fail(v, base, level, "entry level %u, node says %u",
+				      rt_entry_level(entry), level);
+	if (node->dead)
+		return rt_verify_fail(v, base, level, "a retired node is reachable");
+	if (!node->nr_lines || rt_cnode_bytes(node) > RT_C_MAX_BYTES ||
+	    node->cap != rt_cnode_cap_for(rt_cnode_bytes(node), w) || node->next > node->cap)
+		return rt_verify_fail(v, base, level, "bad geometry: %u lines, cap %u, next %u",
+				      node->nr_lines, node->cap, node->next);
+	for (i = node->next; i < node->cap; i++)
+		if (slots[i] || tags[i])
+			return rt_verify_fail(v, base, level, "unused position %u is not clear", i);
+	for (i = 0; i < node->next; i++) {
+		const void *e = rt_entry_locked(v->root, slots[i]);
+		unsigned long sfx = rt_sfx_get(node, w, i);
+		unsigned int digit = (unsigned int)((sfx >> shift) & RT_MAP_MASK);
+		unsigned int bits = rt_bits_locked(v->root, tags[i]);
+
+		if (bits >> RADIX_TREE_MAX_TAGS)
+			return rt_verify_fail(v, base, level, "entry %u: tag bits %#x", i, bits);
+		if (!e) {
+			if (bits)
+				return rt_verify_fail(v, base, level, "tombstone %u bears tags", i);
+			continue;
+		}
+		live++;
+		if (sfx & ~rt_level_maxindex(level))
+			return rt_verify_fail(v, base, level, "entry %u: suffix %#lx too wide", i,
+					      sfx);
+		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+			tags_out[tag] |= (bits >> tag) & 1U;
+		if (!rt_is_internal(e)) {
+			v->items++;
+			if (!rt_item_valid(e))
+				return rt_verify_fail(v, base | sfx, level, "entry %u: non-item %p",
+						      i, e);
+			if (child_digits & (1UL << digit))
+				return rt_verify_fail(v, base | sfx, level, "item shares digit %u "
+									    "with a child", digit);
+			for (j = 0; j < i; j++)
+				if (slots[j] && rt_sfx_get(node, w, j) == sfx)
+					return rt_verify_fail(v, base | sfx, level,
+							      "entries %u and %u hold one key", j,
+							      i);
+			item_digits |= 1UL << digit;
+			continue;
+		}
+		if (rt_entry_level(e) >= level)
+			return rt_verify_fail(v, base | sfx, level, "entry %u: child at level %u",
+					      i, rt_entry_level(e));
+		if ((child_digits | item_digits) & (1UL << digit))
+			return rt_verify_fail(v, base | sfx, level, "child shares digit %u", digit);
+		child_digits |= 1UL << digit;
+		if (!rt_verify_child(v, entry, e,
+				     base | (sfx & ~rt_level_maxindex(rt_entry_level(e))), level,
+				     bits))
+			return false;
+	}
+	if (live != node->live)
+		return rt_verify_fail(v, base, level, "live count %u, found %u", node->live, live);
+	if (live == 0)
+		return rt_verify_fail(v, base, level, "empty node still linked");
+	return true;
+}
+
+/*
+ * Check the subtree of @entry, whose first key is @base, below @parent
+ * (NULL for the top node); on return, @tags_out[t] says whether anything
+ * in it bears tag t.  A full node sits one level below a full parent; any
+ * node sits below a compact parent, at a lower level.
+ */
+static bool rt_verify_entry(struct rt_verify *v, const void *entry, unsigned long base,
+			    const void *parent, bool *tags_out)
+{
+	unsigned int level = rt_entry_level(entry), tag;
+
+	v->nodes++;
+	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+		tags_out[tag] = false;
+	if (!rt_is_internal(entry) || ((uintptr_t)entry & (RT_NODE_ALIGN - 1) &
+				       ~(RT_ENTRY_INTERNAL | RT_ENTRY_LEVEL_MASK | RT_ENTRY_COMPACT)))
+		return rt_verify_fail(v, base, level, "bad entry encoding %p", entry);
+	if (level >= RT_MAX_LEVELS || (base & rt_level_maxindex(level)))
+		return rt_verify_fail(v, base, level, "level or base out of range");
+	if (parent && rt_entry_level(parent) <= level)
+		return rt_verify_fail(v, base, level, "child not below its parent");
+	if (rt_entry_compact(entry))
+		return rt_verify_compact(v, entry, base, tags_out);
+	return rt_verify_full(v, entry, base, tags_out);
 }
 
 static int rt_verify_locked(const struct radix_tree_root *root)
@@ -113,14 +229,13 @@ static int rt_verify_locked(const struct radix_tree_root *root)
 	level = rt_entry_level(top);
 	if (root->tags >> RADIX_TREE_MAX_TAGS)
 		rt_verify_fail(&v, 0, level, "root tag bits beyond MAX_TAGS: %#lx", root->tags);
-	else if (rt_verify_node(&v, top, level, 0, tags)) {
-		const struct rt_node *node = rt_entry_node(top);
-
+	else if (rt_verify_entry(&v, top, 0, NULL, tags)) {
 		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 			if (tags[tag] != ((root->tags >> tag) & 1UL))
 				rt_verify_fail(&v, 0, level, "root tag %u summary is wrong", tag);
-		if (level > 0 && rt_bits_locked(root, node->present) == 1UL)
-			rt_verify_fail(&v, 0, level, "height not minimal (top holds only slot 0)");
+		if (rt_top_shrink_child(root, (void *)top))
+			rt_verify_fail(&v, 0, level, "height not minimal (the top node's only "
+						     "entry is a child covering keys from 0)");
 		if (v.nodes != root->nr_nodes)
 			rt_verify_fail(&v, 0, level, "tree counts %lu nodes, found %lu",
 				       root->nr_nodes, v.nodes);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * descend.h - the descent: the one place that knows how an index selects a
- * path from the root to a leaf slot, for readers and writers alike.
+ * path from the root to a slot, through full and compact nodes, for readers
+ * and writers alike.
  */
 #ifndef RCURADIX_DESCEND_H
 #define RCURADIX_DESCEND_H
@@ -9,15 +10,26 @@
 #include "base.h"
 
 struct rt_path_step {
-	struct rt_node *node;
-	unsigned int level;
-	unsigned int offset;
+	void *entry;         /* the node's entry: kind and level */
+	unsigned long base;  /* the node's first key */
+	int pos;             /* F: the offset taken; C: the entry found, or -1 */
+};
+
+/* How a writer's descent ended. */
+enum rt_end {
+	RT_END_SLOT,     /* at an F leaf slot (maybe empty) or a C item */
+	RT_END_EMPTY,    /* at an empty slot of an F node above the leaves, or
+			  * an empty tree (depth 0) */
+	RT_END_ABOVE,    /* the key lies beyond the top node's range */
+	RT_END_DIVERGE,  /* at a C child entry whose prefix the key leaves */
+	RT_END_ABSENT,   /* in a C node that has no entry for the key */
 };
 
 /* The nodes a writer went through on the way to @index, top first. */
 struct rt_path {
 	struct rt_path_step step[RT_MAX_LEVELS];
 	unsigned int depth;  /* steps recorded */
+	enum rt_end end;
 };
 
 /* The deepest step of a path. */
@@ -26,52 +38,219 @@ static inline struct rt_path_step *rt_path_leaf(struct rt_path *path)
 	return &path->step[path->depth - 1];
 }
 
+/* The slot of a path step: an F slot at its offset, a C entry's slot. */
+static inline void **rt_step_slot(const struct rt_path_step *step)
+{
+	if (rt_entry_compact(step->entry))
+		return &rt_cnode_slots(rt_entry_cnode(step->entry))[step->pos];
+	return &rt_entry_node(step->entry)->slots[step->pos];
+}
+
+/* A reader's load of a C node's entry count, then of its dead mark. */
+static inline unsigned int rt_cnode_next_rcu(const struct rt_cnode *node)
+{
+	/* Acquire: the entries below it were written before it was raised. */
+	return __atomic_load_n(&node->next, __ATOMIC_ACQUIRE);
+}
+
+static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
+{
+	/* Called after a slot read NULL.  The writer marks the node dead,
+	 * then empties its item slots: the read barrier orders our slot loads
+	 * before this one, so a NULL that came from the retirement is seen
+	 * together with the mark. */
+	cmm_smp_rmb();
+	return __atomic_load_n(&node->dead, __ATOMIC_ACQUIRE) != 0;
+}
+
 /*
- * rt_descend() - the leaf slot for @index, or NULL if no leaf covers it.
- * A reader passes @path NULL and loads with rt_entry_rcu(); a writer (tree
+ * rt_cnode_find() - the entry of C node @node (at @level) for key suffix
+ * @sfx: a live item whose suffix is @sfx, or the live child entry that
+ * shares @sfx's digit; *@found gets the item or child entry as loaded.
+ * Returns its position, or -1.  A reader (@root NULL) may meet a retired node: -1
+ * then means "check dead".
+ */
+static inline int rt_cnode_find(const struct radix_tree_root *root, const struct rt_cnode *node,
+				unsigned int level, unsigned long sfx, void **found)
+{
+	unsigned int w = rt_sfx_width(level), shift = rt_shift(level);
+	unsigned int i, n = root ? node->next : rt_cnode_next_rcu(node);
+	void **slots = rt_cnode_slots(node);
+
+	for (i = 0; i < n; i++) {
+		unsigned long s = rt_sfx_get(node, w, i);
+		void *e;
+
+		if ((s ^ sfx) >> shift)
+			continue;  /* another digit */
+		e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
+		if (!e)
+			continue;  /* a tombstone: the key may have been appended again */
+		if (rt_is_internal(e) || s == sfx) {
+			*found = e;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* Does @index (suffix @sfx in its parent) lie under the child entry @child
+ * stored with prefix @prefix? */
+static inline bool rt_prefix_match(unsigned long prefix, unsigned long sfx, const void *child)
+{
+	return ((prefix ^ sfx) & ~rt_level_maxindex(rt_entry_level(child))) == 0;
+}
+
+/*
+ * rt_descend_at() - the slot for @index, or NULL if the tree has none;
+ * *@at (if given) gets the node holding it and the slot's position.
+ * A reader passes @path NULL and loads with rt_entry_rcu(), and gets in
+ * *@item the item the slot held when it was read (a C slot may read NULL
+ * a moment later, once its node is copied); a writer (tree
  * lock held) passes @path, loads with rt_entry_locked(), and receives every
- * node passed, top first, also when the descent stops early at an empty
- * slot: path->depth is then the number of nodes that exist on @index's
- * path.  Works on a stale root: the level travels with each entry, so a
- * reader that loaded the root before a grow or shrink still decodes every
- * node it reaches correctly (guarantee F).
+ * node passed, top first, with how the descent ended (path->end).
+ * The reader's slot holds an item or NULL (F leaves: maybe NULL; C nodes:
+ * the item's slot); the writer's is an F leaf slot (maybe empty) or a C
+ * item's slot.
+ * Readers: a compact node that was copied is retired: dead, then its item
+ * slots emptied.  A reader that finds nothing in a dead node looks again
+ * from the root; a miss is reported only from a node seen alive after its
+ * slots were read, so an item present throughout is always found.  F nodes
+ * never move; an F child sits one level below its parent, so an F level's
+ * step is load -> mask -> load.
  * Context: RCU reader (@path NULL), or tree lock held.
  */
-static inline void **rt_descend(const struct radix_tree_root *root, unsigned long index,
-				struct rt_path *path)
+static inline void **rt_descend_at(const struct radix_tree_root *root, unsigned long index,
+				   struct rt_path *path, void **item, struct rt_path_step *at)
 {
-	void *entry = path ? rt_entry_locked(root, root->rnode) : rt_entry_rcu(root->rnode);
+	const struct radix_tree_root *locked = path ? root : NULL;
+	unsigned long base;
 	unsigned int level;
+	void *entry;
 
-	if (path)
+restart:
+	entry = path ? rt_entry_locked(root, root->rnode) : rt_entry_rcu(root->rnode);
+	if (path) {
 		path->depth = 0;
+		path->end = RT_END_EMPTY;
+	}
 	if (!entry)
 		return NULL;
 	level = rt_entry_level(entry);
-	if (index > rt_level_maxindex(level))
-		return NULL;
-	for (;;) {
-		struct rt_node *node = rt_entry_node(entry);
-		unsigned int offset = rt_offset(index, level);
-
+	if (index > rt_level_maxindex(level)) {
 		if (path)
-			path->step[path->depth++] = (struct rt_path_step){ node, level, offset };
-		if (level == 0)
-			return &node->slots[offset];
-		entry = path ? rt_entry_locked(root, node->slots[offset])
-			     : rt_entry_rcu(node->slots[offset]);
-		if (!entry)
-			return NULL;
-		/*
-		 * Children sit exactly one level down (radix_tree_verify()
-		 * checks it against the level each entry carries), so the next
-		 * offset does not wait for the loaded entry to be decoded: each
-		 * level's dependency chain is load -> mask -> load.  Nodes that
-		 * skip levels would decode rt_entry_level(entry) here instead.
-		 */
-		level--;
-		rt_assert(rt_entry_level(entry) == level);
+			path->end = RT_END_ABOVE;
+		return NULL;
 	}
+	base = 0;
+	for (;;) {
+		struct rt_cnode *cnode;
+		unsigned long sfx;
+		void *child = NULL;  /* the entry found: an item or a child */
+		int pos;
+
+		if (caa_likely(!rt_entry_compact(entry))) {
+			struct rt_node *node = rt_entry_node(entry);
+			unsigned int offset = rt_offset(index, level);
+
+			if (path)
+				path->step[path->depth++] =
+					(struct rt_path_step){ entry, base, (int)offset };
+			if (level == 0) {
+				if (path)
+					path->end = RT_END_SLOT;
+				if (item)
+					*item = path ? rt_entry_locked(root, node->slots[offset])
+						     : rt_entry_rcu(node->slots[offset]);
+				if (at)
+					*at = (struct rt_path_step){ entry, base, (int)offset };
+				return &node->slots[offset];
+			}
+			entry = path ? rt_entry_locked(root, node->slots[offset])
+				     : rt_entry_rcu(node->slots[offset]);
+			if (!entry)
+				return NULL;  /* path->end: RT_END_EMPTY */
+			/* An F node's child sits one level down (verify checks
+			 * it), so its base and level follow from the index. */
+			level--;
+			base = index & ~rt_level_maxindex(level);
+			rt_assert(rt_entry_level(entry) == level);
+			continue;
+		}
+		cnode = rt_entry_cnode(entry);
+		sfx = index & rt_level_maxindex(level);
+		pos = rt_cnode_find(locked, cnode, level, sfx, &child);
+		if (path)
+			path->step[path->depth++] = (struct rt_path_step){ entry, base, pos };
+		if (pos < 0) {
+			if (!path && rt_cnode_dead_rcu(cnode))
+				goto restart;  /* copied: the key may be in the copy */
+			if (path)
+				path->end = RT_END_ABSENT;
+			return NULL;
+		}
+		if (!rt_is_internal(child)) {
+			if (path)
+				path->end = RT_END_SLOT;
+			if (item)
+				*item = child;
+			if (at)
+				*at = (struct rt_path_step){ entry, base, pos };
+			return &rt_cnode_slots(cnode)[pos];
+		}
+		if (!rt_prefix_match(rt_sfx_get(cnode, rt_sfx_width(level), (unsigned int)pos), sfx,
+				     child)) {
+			/* The key leaves the compressed path: absent (a live
+			 * child entry, whatever the node's state). */
+			if (path)
+				path->end = RT_END_DIVERGE;
+			return NULL;
+		}
+		entry = child;
+		level = rt_entry_level(child);
+		base = index & ~rt_level_maxindex(level);
+	}
+}
+
+/*
+ * The one child of top node @top from which the tree could hang instead
+ * (the top's only entry, a child whose keys start at 0), or NULL.  The
+ * height is minimal when there is none (radix_tree_verify() checks it).
+ * Context: tree lock held.
+ */
+static inline void *rt_top_shrink_child(const struct radix_tree_root *root, void *top)
+{
+	if (rt_entry_compact(top)) {
+		const struct rt_cnode *node = rt_entry_cnode(top);
+		void **slots = rt_cnode_slots(node);
+		unsigned int i;
+
+		if (node->live != 1)
+			return NULL;
+		for (i = 0; i < node->next; i++) {
+			void *e = rt_entry_locked(root, slots[i]);
+
+			if (!e)
+				continue;
+			if (!rt_is_internal(e) ||
+			    (rt_sfx_get(node, rt_sfx_width(node->level), i) &
+			     ~rt_level_maxindex(rt_entry_level(e))))
+				return NULL;
+			return e;
+		}
+		return NULL;
+	}
+	if (rt_entry_level(top) == 0 ||
+	    rt_bits_locked(root, rt_entry_node(top)->present) != 1UL)  /* only slot 0 */
+		return NULL;
+	return rt_entry_locked(root, rt_entry_node(top)->slots[0]);
+}
+
+/* rt_descend_at() without the last node's identity. */
+static inline void **rt_descend(const struct radix_tree_root *root, unsigned long index,
+				struct rt_path *path, void **item)
+{
+	return rt_descend_at(root, index, path, item, NULL);
 }
 
 #endif /* RCURADIX_DESCEND_H */

@@ -37,10 +37,43 @@
  *      A node's count of used slots is popcount(present); walks step
  *      through a chunk with the present (or a tag) bitmap in a register.
  *
- * Internal entry encoding: nodes are 64-byte aligned, so the low six bits
+ *      The level of a full node ("F") is never stored in it: F children
+ *      sit exactly one level below their parent, and an F root covers
+ *      [0, maxindex(level)].
+ *
+ * Compact node ("C"): the entries of a node that is not full, appended in
+ * place, in size classes of RT_NODE_ALIGN bytes (64 .. RT_C_MAX_BYTES):
+ *
+ *      0        8                 24
+ *      +--------+-----------------+----------+---------+-----+-----------+
+ *      | header | rcu_head / dead | sfx[cap] | tag[cap]| pad | slot[cap] |
+ *      +--------+-----------------+----------+---------+-----+-----------+
+ *      header: level, size class, cap (entries room), dead, next (entries
+ *              used: positions [0, next) were written, in append order)
+ *      sfx[i]  entry i's key suffix: index & maxindex(level), in 1, 2, 4 or
+ *              8 bytes (rt_sfx_width(level)).  An item entry matches the
+ *              key whose suffix it is.  A child entry holds the child's key
+ *              prefix: it matches every key whose suffix agrees with it
+ *              above the child's level (which the child's entry carries).
+ *      tag[i]  bit t: the item bears tag t, or the child has some t bit.
+ *      slot[i] an item, a child entry (F or C, at any lower level: a child
+ *              more than one level down is a compressed path, checked by
+ *              the prefix in sfx[i]), or NULL (deleted: a tombstone).
+ *
+ *      Positions are never reused: a deleted entry stays a tombstone until
+ *      the node is copied (to another class, compacted, or with a group of
+ *      its items moved into a new child), and the copy sorts its entries by
+ *      key.  Live entries never share a 6-bit digit at the node's level
+ *      with a child entry, and child entries never share one either.  A
+ *      copied node is retired: marked dead, then its item slots emptied, so
+ *      that a reader that finds NULL checks "dead" and looks again from the
+ *      root (rt_descend).
+ *
+ * Internal entry encoding: nodes are RT_NODE_ALIGN-aligned, so the low bits
  * of a node address are free:
  *      bit 0      1 = internal entry (items have their two low bits clear)
- *      bits 1-5   the node's level (0..21)
+ *      bits 1..   the node's level (4 bits: 0..10; 8-slot build 5: 0..21)
+ *      next bit   RT_ENTRY_COMPACT: a C node (else F)
  *
  * Lock rules: everything a writer changes is changed under root->lock.
  * Readers never write.  Every load of a slot, of root->rnode or of a bitmap
@@ -71,6 +104,7 @@
 
 #define _LGPL_SOURCE 1 /* inline rcu_dereference / rcu_assign_pointer */
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,17 +131,26 @@
 #define RT_BITS_PER_LONG ((unsigned int)(sizeof(unsigned long) * CHAR_BIT))
 /* Levels needed for the whole key space: 11 (64 slots) or 22 (8 slots). */
 #define RT_MAX_LEVELS ((RT_BITS_PER_LONG + RT_MAP_SHIFT - 1) / RT_MAP_SHIFT)
-/*
- * Worst case of one insertion: a tree holding only key 0 receives ULONG_MAX,
- * growing to full height and building a new path down: 2 x height - 1.
- */
-#define RT_PRELOAD_SIZE (2 * RT_MAX_LEVELS - 1)
 
 #define RT_ENTRY_INTERNAL 1UL
 #define RT_ENTRY_LEVEL_SHIFT 1
-#define RT_ENTRY_LEVEL_MASK 0x3eUL
-#define RT_NODE_ALIGN 64UL
+#if RT_MAP_SHIFT == 6
+#define RT_ENTRY_LEVEL_BITS 4
+#else
+#define RT_ENTRY_LEVEL_BITS 5
+#endif
+#define RT_ENTRY_LEVEL_MASK (((1UL << RT_ENTRY_LEVEL_BITS) - 1) << RT_ENTRY_LEVEL_SHIFT)
+#define RT_ENTRY_COMPACT (1UL << (RT_ENTRY_LEVEL_SHIFT + RT_ENTRY_LEVEL_BITS))
+/* 64 bytes (64-slot build), 128 (8-slot build: one more level bit). */
+#define RT_NODE_ALIGN (RT_ENTRY_COMPACT << 1)
 #define RT_ITEM_ALIGN_MASK 3UL
+
+/* While a node waits on its root's retired list (tree lock held), the
+ * space of its rcu_head holds the list link and the node's first key. */
+struct rt_retired {
+	void *next;          /* the next retired node's entry */
+	unsigned long base;  /* the node's smallest possible key */
+};
 
 struct rt_node {
 	/* W: tree lock, rt_publish() via rt_slot_set/clear; R: rcu_dereference() */
@@ -116,14 +159,37 @@ struct rt_node {
 	unsigned long present;
 	/* W: tree lock, rt_tag_store(); R: rt_tag_load() */
 	unsigned long tags[RADIX_TREE_MAX_TAGS];
-	/* Written by call_rcu once the node is unlinked; nothing else uses it. */
-	struct rcu_head rcu;
+	/* Written by call_rcu once the node is unlinked (before that, on the
+	 * root's retired list, by the lock holder); readers never use it. */
+	union {
+		struct rcu_head rcu;
+		struct rt_retired retired;
+	};
+} __attribute__((aligned(RT_NODE_ALIGN)));
+
+/* A compact node; see the drawing above.  Entries follow the header. */
+struct rt_cnode {
+	uint8_t level;       /* set when built, read-only after */
+	uint8_t nr_lines;    /* size in RT_NODE_ALIGN units; read-only */
+	uint8_t cap;         /* entries it has room for; read-only */
+	uint8_t dead;        /* 1 once retired. W: tree lock, release store; R: acquire */
+	uint8_t next;        /* entries written. W: tree lock, release store after the
+			      * entry; R: acquire load, then positions below it */
+	uint8_t live;        /* entries whose slot is not NULL. W, R: tree lock */
+	uint8_t pad_[2];
+	union {
+		struct rcu_head rcu;      /* once unlinked: call_rcu */
+		struct rt_retired retired; /* before that, under the tree lock */
+	};
+	unsigned char data[];
 } __attribute__((aligned(RT_NODE_ALIGN)));
 
 _Static_assert(RT_MAX_LEVELS - 1 <= (RT_ENTRY_LEVEL_MASK >> RT_ENTRY_LEVEL_SHIFT),
 	       "level must fit the entry encoding");
 _Static_assert(sizeof(struct rt_node) == RT_MAP_SIZE * sizeof(void *) + 64,
 	       "the header is exactly one cache line");
+_Static_assert(offsetof(struct rt_cnode, data) == 24, "C node header is 24 bytes");
+_Static_assert(sizeof(struct rt_node) % RT_NODE_ALIGN == 0, "F size is a multiple");
 
 /* ---- entries ----------------------------------------------------------- */
 
@@ -137,6 +203,16 @@ static inline struct rt_node *rt_entry_node(const void *entry)
 	return (struct rt_node *)((uintptr_t)entry & ~(RT_NODE_ALIGN - 1));
 }
 
+static inline struct rt_cnode *rt_entry_cnode(const void *entry)
+{
+	return (struct rt_cnode *)((uintptr_t)entry & ~(RT_NODE_ALIGN - 1));
+}
+
+static inline bool rt_entry_compact(const void *entry)
+{
+	return ((uintptr_t)entry & RT_ENTRY_COMPACT) != 0;
+}
+
 static inline unsigned int rt_entry_level(const void *entry)
 {
 	return (unsigned int)(((uintptr_t)entry & RT_ENTRY_LEVEL_MASK) >> RT_ENTRY_LEVEL_SHIFT);
@@ -146,6 +222,12 @@ static inline void *rt_node_entry(const struct rt_node *node, unsigned int level
 {
 	return (void *)((uintptr_t)node | ((uintptr_t)level << RT_ENTRY_LEVEL_SHIFT) |
 			RT_ENTRY_INTERNAL);
+}
+
+static inline void *rt_cnode_entry(const struct rt_cnode *node)
+{
+	return (void *)((uintptr_t)node | ((uintptr_t)node->level << RT_ENTRY_LEVEL_SHIFT) |
+			RT_ENTRY_COMPACT | RT_ENTRY_INTERNAL);
 }
 
 static inline bool rt_item_valid(const void *item)
@@ -201,13 +283,133 @@ static inline unsigned long rt_index_at(unsigned long index, unsigned int level,
 	return (index & ~rt_level_maxindex(level)) | ((unsigned long)offset << rt_shift(level));
 }
 
-/* The leaf node containing @slot at @offset. */
-static inline struct rt_node *rt_slot_node(void **slot, unsigned int offset)
+
+
+/* ---- compact nodes: geometry ------------------------------------------- */
+
+/* Entries a C node may hold (live or not): one bit each in a 64-bit map. */
+#define RT_C_MAX_ENTRIES 64U
+#define RT_C_HEADER offsetof(struct rt_cnode, data)
+
+/* Bytes of one key suffix at @level: the bits index & maxindex(level). */
+static inline unsigned int rt_sfx_width(unsigned int level)
 {
-	return caa_container_of(slot - offset, struct rt_node, slots[0]);
+	unsigned int bits = rt_shift(level + 1);
+
+	return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
 }
 
-/* Size of a node as allocated (the unit every counter is kept in). */
+static inline size_t rt_align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Offset of the slot array in a C node of @cap entries of width @w. */
+static inline size_t rt_cnode_slots_off(unsigned int w, unsigned int cap)
+{
+	return rt_align8(RT_C_HEADER + (size_t)(w + 1) * cap);
+}
+
+/* Bytes a C node needs for @n entries at width @w, rounded to the class. */
+static inline size_t rt_cnode_bytes_for(unsigned int n, unsigned int w)
+{
+	size_t bytes = rt_cnode_slots_off(w, n) + n * sizeof(void *);
+
+	return (bytes + RT_NODE_ALIGN - 1) & ~(RT_NODE_ALIGN - 1);
+}
+
+/* Entries a C node of @bytes holds at width @w. */
+static inline unsigned int rt_cnode_cap_for(size_t bytes, unsigned int w)
+{
+	unsigned int cap = (unsigned int)((bytes - RT_C_HEADER) / (w + 1 + sizeof(void *)));
+
+	if (cap > RT_C_MAX_ENTRIES)
+		cap = RT_C_MAX_ENTRIES;
+	while (cap && rt_cnode_slots_off(w, cap) + cap * sizeof(void *) > bytes)
+		cap--;
+	return cap;
+}
+
+/* The largest C node: RT_C_MAX_ENTRIES entries of 8-byte suffixes. */
+#define RT_C_MAX_BYTES                                                                 \
+	(((RT_C_HEADER + 9 * RT_C_MAX_ENTRIES + 7) / 8 * 8 + 8 * RT_C_MAX_ENTRIES +     \
+	  RT_NODE_ALIGN - 1) / RT_NODE_ALIGN * RT_NODE_ALIGN)
+
+static inline size_t rt_cnode_bytes(const struct rt_cnode *node)
+{
+	return (size_t)node->nr_lines * RT_NODE_ALIGN;
+}
+
+static inline void **rt_cnode_slots(const struct rt_cnode *node)
+{
+	return (void **)((char *)node + rt_cnode_slots_off(rt_sfx_width(node->level), node->cap));
+}
+
+static inline uint8_t *rt_cnode_tags(const struct rt_cnode *node)
+{
+	return (uint8_t *)node->data + (size_t)rt_sfx_width(node->level) * node->cap;
+}
+
+/* Suffix of entry @i (written once, before the entry was published). */
+static inline unsigned long rt_sfx_get(const struct rt_cnode *node, unsigned int w, unsigned int i)
+{
+	const unsigned char *p = node->data;
+
+	switch (w) {
+	case 1:
+		return p[i];
+	case 2:
+		return ((const uint16_t *)(const void *)p)[i];
+	case 4:
+		return ((const uint32_t *)(const void *)p)[i];
+	default:
+		return ((const uint64_t *)(const void *)p)[i];
+	}
+}
+
+static inline void rt_sfx_put(struct rt_cnode *node, unsigned int w, unsigned int i,
+			      unsigned long sfx)
+{
+	unsigned char *p = node->data;
+
+	switch (w) {
+	case 1:
+		p[i] = (uint8_t)sfx;
+		break;
+	case 2:
+		((uint16_t *)(void *)p)[i] = (uint16_t)sfx;
+		break;
+	case 4:
+		((uint32_t *)(void *)p)[i] = (uint32_t)sfx;
+		break;
+	default:
+		((uint64_t *)(void *)p)[i] = sfx;
+		break;
+	}
+}
+
+/* Bytes of the node an entry points to. */
+static inline size_t rt_entry_bytes(const void *entry)
+{
+	return rt_entry_compact(entry) ? rt_cnode_bytes(rt_entry_cnode(entry))
+				       : sizeof(struct rt_node);
+}
+
+/*
+ * Worst case of one insertion: three nodes.  A full compact node moves a
+ * group of its items into a new child and is copied without them; if all
+ * its items shared one digit, that child is too full in turn and moves a
+ * group into a grandchild (whose keys part at the child's level: no third
+ * time).  The copy then holds one entry, the child and grandchild at most
+ * RT_C_MAX_ENTRIES each.  The reserve radix_tree_preload() fills holds one
+ * node of every size class plus a second full node and a second largest
+ * node (RT_PRELOAD_SIZE nodes): enough for any such three, since a compact
+ * node may take a larger block than it asked for.
+ */
+#define RT_INSERT_MAX_NODES 3U
+#define RT_PRELOAD_SIZE (RT_C_MAX_BYTES / RT_NODE_ALIGN + 2)
+
+/* Size of a full node (the unit of the node-count statistics). */
 #define RT_NODE_SIZE sizeof(struct rt_node)
 
 /* ---- assertions (debug builds) ----------------------------------------- */

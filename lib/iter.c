@@ -74,11 +74,24 @@ static void rt_prefetch_leaf(const struct rt_node *node, unsigned int offset)
 	__builtin_prefetch(&node->present);
 }
 
-/* At the parent of leaves: the next RT_PREFETCH_LEAVES_AHEAD leaves the walk
- * will want after the one at @found (@bits: the wanted slots of @parent
- * from @found on).  A walk that went on from the previous chunk's parent
- * (@only_farthest) prefetched the nearer ones then: only the farthest is
- * new. */
+/* The first lines of a node the walk is about to enter. */
+static void rt_prefetch_entry(const void *entry)
+{
+	if (rt_entry_compact(entry)) {
+		const char *node = (const char *)rt_entry_cnode(entry);
+
+		__builtin_prefetch(node);
+		__builtin_prefetch(node + 64);
+	} else {
+		rt_prefetch_leaf(rt_entry_node(entry), 0);
+	}
+}
+
+/* At an F parent of leaves: the next RT_PREFETCH_LEAVES_AHEAD leaves the
+ * walk will want after the one at @found (@bits: the wanted slots of
+ * @parent from @found on).  A walk that went on from the previous chunk's
+ * parent (@only_farthest) prefetched the nearer ones then: only the
+ * farthest is new. */
 static void rt_prefetch_next_leaves(struct rt_node *parent, unsigned long bits,
 				    bool only_farthest)
 {
@@ -91,14 +104,14 @@ static void rt_prefetch_next_leaves(struct rt_node *parent, unsigned long bits,
 			continue;
 		entry = rt_entry_rcu(parent->slots[__builtin_ctzl(next)]);
 		if (entry)
-			rt_prefetch_leaf(rt_entry_node(entry), 0);
+			rt_prefetch_entry(entry);
 	}
 }
 
-/* Found the chunk: fill @iter (@bits: the wanted slots of the leaf from
- * @offset on, bit @offset set) and return the slot; @prefetch the rest of
- * the leaf (not for gang lookups, which prefetch what they will read
- * themselves, nor for a walk whose earlier chunk already did). */
+/* Found the chunk in an F leaf: fill @iter (@bits: the wanted slots of the
+ * leaf from @offset on, bit @offset set) and return the slot; @prefetch
+ * the rest of the leaf (not for gang lookups, which prefetch what they
+ * will read themselves, nor for a walk whose earlier chunk already did). */
 static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
 			     struct rt_node *parent, unsigned long index, unsigned int offset,
 			     unsigned long bits, bool prefetch)
@@ -121,7 +134,7 @@ static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
 }
 
 /*
- * First slot >= @offset of a node at @level that the walk wants: tagged
+ * First slot >= @offset of an F node at @level that the walk wants: tagged
  * (tag >= 0), or holding something (the node's present bitmap); *@bits gets
  * the wanted slots from there on.  A gang lookup's leaf (RT_ITER_NO_BITMAP)
  * is scanned instead: the gang reads those slot lines anyway, the header
@@ -143,87 +156,234 @@ static unsigned int rt_next_wanted(struct rt_node *node, unsigned int level, uns
 	return b ? (unsigned int)__builtin_ctzl(b) : RT_MAP_SIZE;
 }
 
+/* ---- the search ---------------------------------------------------------- */
+
+/* How a search below one node ended. */
+enum rt_search {
+	RT_SEARCH_FOUND,  /* @iter holds the chunk */
+	RT_SEARCH_NONE,   /* nothing wanted from w->index to the node's last key */
+	RT_SEARCH_END,    /* nothing wanted up to ULONG_MAX */
+	RT_SEARCH_RETRY,  /* met a retired node: search again from the root */
+};
+
+struct rt_walk {
+	struct radix_tree_iter *iter;
+	unsigned long index;  /* every wanted key below it was handed out */
+	int tag;              /* -1: every present key */
+	unsigned int flags;
+	bool from_parent;     /* went on from the previous chunk's parent */
+};
+
+static enum rt_search rt_search(struct rt_walk *w, void *entry, unsigned long base);
+
+/* Move w->index past the subtree of @entry based at @base. */
+static enum rt_search rt_search_past(struct rt_walk *w, void *entry, unsigned long base)
+{
+	unsigned long last = base | rt_level_maxindex(rt_entry_level(entry));
+
+	if (last == ULONG_MAX)
+		return RT_SEARCH_END;
+	w->index = last + 1;
+	return RT_SEARCH_NONE;
+}
+
+static enum rt_search rt_search_full(struct rt_walk *w, void *entry, unsigned long base)
+{
+	struct rt_node *node = rt_entry_node(entry);
+	unsigned int level = rt_entry_level(entry);
+
+	for (;;) {
+		unsigned int offset = rt_offset(w->index, level);
+		unsigned long bits = 0;
+		unsigned int found = rt_next_wanted(node, level, offset, w->tag, w->flags, &bits);
+		unsigned long index;
+		enum rt_search r;
+		void *child;
+
+		if (found == RT_MAP_SIZE)
+			return rt_search_past(w, entry, base);
+		index = found == offset ? w->index : rt_index_at(w->index, level, found);
+		w->index = index;
+		if (level == 0) {
+			rt_chunk_found(w->iter, node, NULL, index, found, bits,
+				       !(w->flags & RT_ITER_NO_BITMAP) && !w->from_parent);
+			return RT_SEARCH_FOUND;
+		}
+		if (level == 1 && !(w->flags & RT_ITER_NO_BITMAP))
+			rt_prefetch_next_leaves(node, bits, w->from_parent);
+		child = rt_entry_rcu(node->slots[found]);
+		if (child) {
+			r = rt_search(w, child, index & ~rt_level_maxindex(level - 1));
+			if (r == RT_SEARCH_FOUND && level == 1 && !rt_entry_compact(child))
+				w->iter->parent = node;  /* the next chunk starts here */
+			if (r != RT_SEARCH_NONE)
+				return r;
+		} else {
+			/* A stale tag or a concurrent delete: skip the slot. */
+			index = rt_next_slot_index(index, level);
+			if (index == 0)
+				return RT_SEARCH_END;
+			w->index = index;
+		}
+		if (found == RT_MAP_SIZE - 1)
+			return rt_search_past(w, entry, base);
+	}
+}
+
+/* Fill @iter with the run of consecutive keys in consecutive entries of
+ * C node @node that starts at entry @pos, key @key. */
+static void rt_chunk_run(struct rt_walk *w, struct rt_cnode *node, unsigned int n,
+			 unsigned int pos, unsigned long key)
+{
+	struct radix_tree_iter *iter = w->iter;
+	unsigned int wd = rt_sfx_width(node->level), r = 1;
+	void **slots = rt_cnode_slots(node);
+	const uint8_t *tags = rt_cnode_tags(node);
+	unsigned long sfx = rt_sfx_get(node, wd, pos);
+
+	while (pos + r < n && r < RT_BITS_PER_LONG && key + r != 0 &&
+	       rt_sfx_get(node, wd, pos + r) == sfx + r) {
+		void *e = rt_entry_rcu(slots[pos + r]);
+
+		if (!e || rt_is_internal(e) ||
+		    (w->tag >= 0 && !((rt_bits_rcu(tags[pos + r]) >> w->tag) & 1U)))
+			break;
+		r++;
+	}
+	iter->index = key;
+	iter->next_index = key + r;
+	if (iter->next_index == 0)
+		iter->done = 1;
+	iter->tags = r == RT_BITS_PER_LONG ? ~0UL : (1UL << r) - 1;
+	iter->chunk = &slots[pos];
+	iter->run_end = &slots[pos + r];
+	iter->bias = key - (unsigned long)((uintptr_t)&slots[pos] / sizeof(void *));
+	/* Not a parent to go on from: the node, so that a slot of the chunk
+	 * that reads NULL can be told "deleted" from "moved" (dead). */
+	iter->parent = rt_cnode_entry(node);
+}
+
+/*
+ * In a C node: the entry holding the smallest wanted key >= w->index, an
+ * item (a chunk) or a child (searched in turn), until none is left.
+ * Entries are unsorted (appends), so each step scans them all.  A NULL slot
+ * is a tombstone, or an item emptied because the node was copied: if the
+ * node turns out to be dead, the search starts again from the root.
+ */
+static enum rt_search rt_search_compact(struct rt_walk *w, void *entry, unsigned long base)
+{
+	struct rt_cnode *node = rt_entry_cnode(entry);
+	unsigned int level = node->level, wd = rt_sfx_width(level);
+	void **slots = rt_cnode_slots(node);
+	const uint8_t *tags = rt_cnode_tags(node);
+
+	for (;;) {
+		unsigned int n = rt_cnode_next_rcu(node), i, best = 0;
+		unsigned long best_key = ULONG_MAX;
+		void *best_entry = NULL;
+		bool saw_null = false;
+		enum rt_search r;
+
+		for (i = 0; i < n; i++) {
+			unsigned long sfx = rt_sfx_get(node, wd, i), first, last;
+			void *e;
+
+			e = rt_entry_rcu(slots[i]);
+			if (!e) {
+				saw_null = true;
+				continue;
+			}
+			if (rt_is_internal(e)) {
+				unsigned long span = rt_level_maxindex(rt_entry_level(e));
+
+				first = base | (sfx & ~span);
+				last = first | span;
+			} else {
+				first = last = base | sfx;
+			}
+			if (last < w->index || first > best_key ||
+			    (first == best_key && best_entry))
+				continue;
+			if (w->tag >= 0 && !((rt_bits_rcu(tags[i]) >> w->tag) & 1U))
+				continue;
+			best = i;
+			best_key = first;
+			best_entry = e;
+		}
+		if (saw_null && rt_cnode_dead_rcu(node))
+			return RT_SEARCH_RETRY;
+		if (!best_entry)
+			return rt_search_past(w, entry, base);
+		if (!rt_is_internal(best_entry)) {
+			rt_chunk_run(w, node, n, best, best_key);
+			return RT_SEARCH_FOUND;
+		}
+		if (best_key > w->index)
+			w->index = best_key;
+		r = rt_search(w, best_entry, best_key);
+		if (r != RT_SEARCH_NONE)
+			return r;
+	}
+}
+
+/* Search the subtree of @entry (first key @base) from w->index on. */
+static enum rt_search rt_search(struct rt_walk *w, void *entry, unsigned long base)
+{
+	if (w->index < base)
+		w->index = base;
+	if (rt_entry_compact(entry))
+		return rt_search_compact(w, entry, base);
+	return rt_search_full(w, entry, base);
+}
+
 RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 					  struct radix_tree_iter *iter, unsigned int flags)
 {
-	bool contig = flags & RADIX_TREE_ITER_CONTIG;
 	int tag = flags & RADIX_TREE_ITER_TAGGED ? (int)(flags & RADIX_TREE_ITER_TAG_MASK) : -1;
-	struct rt_node *up = NULL;  /* the node above the leaf we reach */
-	bool from_parent = false;   /* went on from the previous chunk's parent */
-	unsigned long index;
-	unsigned int level;
+	struct rt_walk w = { iter, 0, tag, flags, false };
+	unsigned long start;
+	enum rt_search r;
 	void *entry;
 
 	if (!root || !iter || iter->done || tag >= RADIX_TREE_MAX_TAGS)
 		return NULL;
 	rt_reader_check(root, __func__);
-	index = iter->next_index;
+	start = w.index = iter->next_index;
 	/*
-	 * The next key still under the previous leaf's parent: search from
-	 * there, skipping the upper levels.  The parent may have been unlinked
-	 * meanwhile (emptied, or shrunk away at the top); it stays readable in
-	 * this read-side section, and a node is only unlinked when nothing
-	 * below it remains, so no item present throughout is missed.
+	 * The next key still under the previous F leaf's F parent: search
+	 * from there, skipping the upper levels.  The parent may have been
+	 * unlinked meanwhile (emptied, or shrunk away at the top); it stays
+	 * readable in this read-side section, full nodes never move, and a
+	 * node is only unlinked when nothing below it remains, so no item
+	 * present throughout is missed.
 	 */
-	if (iter->parent && (index & rt_level_maxindex(1)) != 0) {
-		entry = rt_node_entry(iter->parent, 1);
-		level = 1;
-		from_parent = true;
-		goto search;
+	if (iter->parent && !rt_entry_compact(iter->parent) && (start & rt_level_maxindex(1)) != 0) {
+		w.from_parent = true;
+		r = rt_search(&w, rt_node_entry((struct rt_node *)iter->parent, 1),
+			      start & ~rt_level_maxindex(1));
+		w.from_parent = false;
+		if (r == RT_SEARCH_FOUND)
+			goto found;
+		if (r == RT_SEARCH_END)
+			goto end;
 	}
-restart:
-	from_parent = false;
-	entry = rt_entry_rcu(root->rnode);
-	if (!entry || (tag >= 0 && !(rt_bits_rcu(root->tags) & (1UL << tag))))
-		goto end;
-	level = rt_entry_level(entry);
-	if (index > rt_level_maxindex(level))
-		goto end;
-search:
 	for (;;) {
-		struct rt_node *node = rt_entry_node(entry);
-		unsigned int offset = rt_offset(index, level);
-		unsigned long bits = 0;
-		unsigned int found = rt_next_wanted(node, level, offset, tag, flags, &bits);
-		void *child;
-
-		if (found != offset) {
-			if (contig)
-				goto end;  /* a hole ends a contiguous walk */
-			if (found == RT_MAP_SIZE) {
-				/* Nothing left in this node: continue after its
-				 * whole range, from the root. */
-				index = (index | rt_level_maxindex(level)) + 1;
-				if (index == 0)
-					goto end;
-				goto restart;
-			}
-			index = rt_index_at(index, level, found);
-		}
-		if (level == 0)
-			return rt_chunk_found(iter, node, up, index, found, bits,
-					      !(flags & RT_ITER_NO_BITMAP) && !from_parent);
-		if (level == 1) {
-			up = node;
-			if (!(flags & RT_ITER_NO_BITMAP))
-				rt_prefetch_next_leaves(node, bits, from_parent);
-		}
-		child = rt_entry_rcu(node->slots[found]);
-		if (!child) {
-			/* A stale tag or a concurrent delete: skip the slot's
-			 * range and go on in this node or above. */
-			if (contig)
-				goto end;
-			index = rt_next_slot_index(index, level);
-			if (index == 0)
-				goto end;
-			if (found == RT_MAP_SIZE - 1)
-				goto restart;
-			continue;
-		}
-		entry = child;
-		level = rt_entry_level(entry);
+		entry = rt_entry_rcu(root->rnode);
+		if (!entry || (tag >= 0 && !(rt_bits_rcu(root->tags) & (1UL << tag))))
+			goto end;
+		if (w.index > rt_level_maxindex(rt_entry_level(entry)))
+			goto end;
+		r = rt_search(&w, entry, 0);
+		if (r == RT_SEARCH_FOUND)
+			goto found;
+		if (r != RT_SEARCH_RETRY)
+			goto end;
 	}
+found:
+	/* A hole ends a contiguous walk. */
+	if ((flags & RADIX_TREE_ITER_CONTIG) && iter->index != start)
+		goto end;
+	return iter->chunk + (iter->index - radix_tree_iter_key(iter, iter->chunk));
 end:
 	iter->done = 1;
 	return NULL;
@@ -260,6 +420,36 @@ static inline void rt_gang_store(void **items, void ***slots, unsigned long *ind
 }
 
 /*
+ * A chunk from a compact node: a run of consecutive keys, every one of
+ * which held an item when the chunk was found.  Collect them; a slot that
+ * reads NULL was deleted, or emptied because the node was copied (dead).
+ * Returns true if the run must be looked up again from iter->next_index
+ * (set to the key whose slot read NULL in a dead node); the keys before it
+ * are kept.
+ */
+static inline bool rt_gang_compact(struct radix_tree_iter *iter, void **items, void ***slots,
+				   unsigned long *indices, unsigned long *n, unsigned int max)
+{
+	void **s;
+
+	for (s = iter->chunk; s < iter->run_end && *n < max; s++) {
+		void *item = rt_entry_rcu(*s);
+
+		if (!item) {
+			if (rt_cnode_dead_rcu(rt_entry_cnode(iter->parent))) {
+				iter->next_index = radix_tree_iter_key(iter, s);
+				iter->done = 0;
+				iter->parent = NULL;
+				return true;
+			}
+			continue;
+		}
+		rt_gang_store(items, slots, indices, (*n)++, item, s, radix_tree_iter_key(iter, s));
+	}
+	return false;
+}
+
+/*
  * Collect up to @max present items (or their slots) from @first, walking
  * with @flags.  The engine finds each chunk (one descent per leaf); the
  * chunk's slots are then scanned here directly, so the cost per item is a
@@ -281,6 +471,11 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 	rt_reader_check(root, fn);
 	radix_tree_iter_init(&iter, first);
 	while (n < max && (slot = radix_tree_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP))) {
+		if (caa_unlikely(iter.parent && rt_entry_compact(iter.parent))) {
+			/* A compact run: an emptied slot may mean "moved". */
+			rt_gang_compact(&iter, items, slots, indices, &n, max);
+			continue;
+		}
 		if (flags & RADIX_TREE_ITER_TAGGED) {
 			unsigned long bits;
 

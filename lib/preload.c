@@ -3,12 +3,15 @@
  * preload.c - the per-thread node reserve: the kernel's per-CPU preload
  * pool, made per-thread.
  *
- * Every node a writer links comes out of the calling thread's reserve.  A
- * GFP_KERNEL insert refills it from the backend when it runs short (in
- * batches, so the slab pool's lock is taken once per batch); a GFP_ATOMIC
- * insert never refills, it only consumes what radix_tree_preload() put
- * there.  radix_tree_preload() fills the reserve to RT_PRELOAD_SIZE, the
- * worst case of one insertion, so the next insert cannot fail.
+ * Nodes come in size classes (multiples of RT_NODE_ALIGN up to
+ * RT_C_MAX_BYTES; a full node is one of them).  A GFP_KERNEL insert
+ * allocates the nodes it needs from the backend, each of its exact size,
+ * and falls back on the reserve if the allocator fails; a GFP_ATOMIC insert
+ * only takes from the reserve.  One insertion needs at most
+ * RT_INSERT_MAX_NODES nodes; radix_tree_preload() fills the reserve with one
+ * node of every class and a second full node and largest node
+ * (RT_PRELOAD_SIZE nodes), which serves any two: a compact node may take a
+ * larger block than it asked for and uses the room.
  *
  * The reserve is thread-local: userspace has no preemption to disable and a
  * thread that migrates keeps its reserve.  It survives between inserts and
@@ -19,17 +22,25 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <string.h>
 
 #include "preload.h"
 
-#define RT_RESERVE_MAX (2 * RT_PRELOAD_SIZE)
-#define RT_REFILL_BATCH 16U
+/* Node size classes: class c holds objects of c * RT_NODE_ALIGN bytes. */
+#define RT_CLASSES (RT_C_MAX_BYTES / RT_NODE_ALIGN)
+#define RT_F_CLASS (sizeof(struct rt_node) / RT_NODE_ALIGN)
+/* The most a reserve keeps of one class. */
+#define RT_CLASS_KEEP 2U
+
+_Static_assert(RT_F_CLASS <= RT_CLASSES, "a full node is one of the classes");
+_Static_assert(RT_PRELOAD_SIZE == RT_CLASSES + 2, "preload: one per class, F and max twice");
 
 struct rt_reserve {
 	unsigned int nr;          /* nodes held */
 	int window;               /* open preload windows (debug checks) */
 	bool keyed;               /* the exit destructor is armed */
-	struct rt_node *nodes[RT_RESERVE_MAX];
+	uint8_t count[RT_CLASSES + 1];
+	void *nodes[RT_CLASSES + 1][RT_CLASS_KEEP];
 };
 
 /* Thread-local: read and written by its thread only (and its destructor). */
@@ -41,11 +52,29 @@ static pthread_once_t rt_reserve_once = PTHREAD_ONCE_INIT;
 /* Harmless misuse is reported once per process. */
 static int rt_warned_nested, rt_warned_unbalanced, rt_warned_flush;
 
+static size_t rt_class_bytes(unsigned int c)
+{
+	return (size_t)c * RT_NODE_ALIGN;
+}
+
+static void rt_reserve_count(unsigned int c, long n)
+{
+	rt_stat_add(RT_STAT_RESERVED, (unsigned long)n);
+	rt_stat_add(RT_STAT_RESERVED_BYTES, (unsigned long)n * rt_class_bytes(c));
+}
+
 static void rt_reserve_drain(struct rt_reserve *reserve)
 {
-	rt_node_free(reserve->nodes, reserve->nr);
-	rt_stat_add(RT_STAT_RESERVED, -(unsigned long)reserve->nr);
-	reserve->nr = 0;
+	unsigned int c;
+
+	for (c = 1; c <= RT_CLASSES; c++) {
+		if (!reserve->count[c])
+			continue;
+		rt_node_free(rt_class_bytes(c), reserve->nodes[c], reserve->count[c]);
+		rt_reserve_count(c, -(long)reserve->count[c]);
+		reserve->nr -= reserve->count[c];
+		reserve->count[c] = 0;
+	}
 }
 
 static void rt_reserve_exit(void *arg)
@@ -68,39 +97,92 @@ static void rt_reserve_arm(struct rt_reserve *reserve)
 	reserve->keyed = true;
 }
 
-/* Grow the reserve to @target nodes (capped); returns the nodes held. */
-static unsigned int rt_reserve_fill(struct rt_reserve *reserve, unsigned int target)
+/* Nodes of class @c a filled reserve holds: one of every class, two of the
+ * full node's and of the largest.  An insert needs at most three nodes
+ * (RT_INSERT_MAX_NODES): a small one and two that may be of the largest
+ * class or full; two of one class are otherwise served by that class and a
+ * larger one (full nodes take exactly their size). */
+static unsigned int rt_class_want(unsigned int c)
 {
-	unsigned int got;
-
-	if (target > RT_RESERVE_MAX)
-		target = RT_RESERVE_MAX;
-	if (reserve->nr >= target)
-		return reserve->nr;
-	rt_reserve_arm(reserve);
-	got = rt_node_alloc(reserve->nodes + reserve->nr, target - reserve->nr);
-	reserve->nr += got;
-	rt_stat_add(RT_STAT_RESERVED, got);
-	return reserve->nr;
+	return c == RT_F_CLASS || c == RT_CLASSES ? 2 : 1;
 }
 
-int rt_nodes_get(struct rt_node **nodes, unsigned int n, bool may_alloc)
+/* Put @node of class @c into the reserve if it has room; true if it did. */
+static bool rt_reserve_put(struct rt_reserve *reserve, unsigned int c, void *node)
+{
+	if (reserve->count[c] >= RT_CLASS_KEEP)
+		return false;
+	rt_reserve_arm(reserve);
+	reserve->nodes[c][reserve->count[c]++] = node;
+	reserve->nr++;
+	rt_reserve_count(c, 1);
+	return true;
+}
+
+/* Fill every class to what it should hold; false if the allocator failed
+ * (what was obtained stays). */
+static bool rt_reserve_fill(struct rt_reserve *reserve)
+{
+	unsigned int c;
+
+	for (c = 1; c <= RT_CLASSES; c++)
+		while (reserve->count[c] < rt_class_want(c)) {
+			void *node;
+
+			if (rt_node_alloc(rt_class_bytes(c), &node, 1) != 1)
+				return false;
+			rt_reserve_put(reserve, c, node);
+		}
+	return true;
+}
+
+/* Take from the reserve a node of at least @size bytes (exactly @size if
+ * @exact), smallest first; its size goes to *@size.  NULL if none. */
+static void *rt_reserve_take(struct rt_reserve *reserve, size_t *size, bool exact)
+{
+	unsigned int c = (unsigned int)(*size / RT_NODE_ALIGN);
+	unsigned int last = exact ? c : RT_CLASSES;
+
+	for (; c <= last; c++)
+		if (reserve->count[c]) {
+			reserve->nr--;
+			rt_reserve_count(c, -1);
+			*size = rt_class_bytes(c);
+			return reserve->nodes[c][--reserve->count[c]];
+		}
+	return NULL;
+}
+
+int rt_nodes_get(void **nodes, size_t *sizes, unsigned int n, bool may_alloc)
 {
 	struct rt_reserve *reserve = &rt_reserve;
 	unsigned int i;
 
-	if (n == 0)
-		return 0;
-	if (reserve->nr < n) {
-		if (!may_alloc)
+	for (i = 0; i < n; i++) {
+		/* A full node takes exactly its size: nothing in it records a
+		 * larger one.  A compact node records its size and uses the
+		 * extra room. */
+		bool exact = sizes[i] == sizeof(struct rt_node);
+
+		rt_assert(sizes[i] % RT_NODE_ALIGN == 0 && sizes[i] <= RT_C_MAX_BYTES);
+		if (may_alloc && rt_node_alloc(sizes[i], &nodes[i], 1) == 1)
+			continue;
+		nodes[i] = rt_reserve_take(reserve, &sizes[i], exact);
+		if (!nodes[i]) {
+			rt_nodes_put(nodes, sizes, i);
 			return -ENOMEM;
-		if (rt_reserve_fill(reserve, n > RT_REFILL_BATCH ? n : RT_REFILL_BATCH) < n)
-			return -ENOMEM;
+		}
 	}
-	for (i = 0; i < n; i++)
-		nodes[i] = reserve->nodes[--reserve->nr];
-	rt_stat_add(RT_STAT_RESERVED, -(unsigned long)n);
 	return 0;
+}
+
+void rt_nodes_put(void **nodes, const size_t *sizes, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!rt_reserve_put(&rt_reserve, (unsigned int)(sizes[i] / RT_NODE_ALIGN), nodes[i]))
+			rt_node_free(sizes[i], &nodes[i], 1);
 }
 
 bool rt_preload_window_open(void)
@@ -111,16 +193,21 @@ bool rt_preload_window_open(void)
 RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
 {
 	struct rt_reserve *reserve = &rt_reserve;
-	unsigned int before = reserve->nr;
+	uint8_t before[RT_CLASSES + 1];
+	unsigned int c;
 
 	(void)gfp_mask;  /* userspace allocation does not sleep for reclaim */
-	if (rt_reserve_fill(reserve, RT_PRELOAD_SIZE) < RT_PRELOAD_SIZE) {
+	memcpy(before, reserve->count, sizeof(before));
+	if (!rt_reserve_fill(reserve)) {
 		/* Reserve nothing extra: give back what this call obtained. */
-		unsigned int extra = reserve->nr - before;
+		for (c = 1; c <= RT_CLASSES; c++) {
+			unsigned int extra = reserve->count[c] - before[c];
 
-		rt_node_free(reserve->nodes + before, extra);
-		rt_stat_add(RT_STAT_RESERVED, -(unsigned long)extra);
-		reserve->nr = before;
+			rt_node_free(rt_class_bytes(c), reserve->nodes[c] + before[c], extra);
+			rt_reserve_count(c, -(long)extra);
+			reserve->nr -= extra;
+			reserve->count[c] = before[c];
+		}
 		return -ENOMEM;
 	}
 	if (reserve->window > 0)

@@ -8,9 +8,14 @@
 
 #include "node.h"
 
-/* Take @n nodes for one operation from the thread's reserve, refilling it
- * from the backend if @may_alloc.  All or nothing: 0 or -ENOMEM. */
-RT_HIDDEN int rt_nodes_get(struct rt_node **nodes, unsigned int n, bool may_alloc);
+/* Get @n nodes of @sizes[i] bytes for one operation: from the backend if
+ * @may_alloc, else (or if it fails) from the thread's reserve, where a
+ * compact node may get a larger block: @sizes[i] is updated.  All or
+ * nothing: 0, or -ENOMEM with nothing taken. */
+RT_HIDDEN int rt_nodes_get(void **nodes, size_t *sizes, unsigned int n, bool may_alloc);
+/* Give back @n nodes obtained by rt_nodes_get() and not used: into the
+ * reserve if it has room, else to the backend. */
+RT_HIDDEN void rt_nodes_put(void **nodes, const size_t *sizes, unsigned int n);
 
 /* Is a preload window (radix_tree_preload() .. _end()) open in this thread? */
 RT_HIDDEN bool rt_preload_window_open(void);

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "stats.h"
@@ -137,27 +138,35 @@ static void rt_stats_sum(unsigned long *sum)
 	for (rec = rt_stats_live; rec; rec = rec->next) {
 		sum[RT_STAT_UNQUEUED] += __atomic_load_n(&rec->v[RT_STAT_UNQUEUED],
 							 __ATOMIC_ACQUIRE);
+		sum[RT_STAT_UNQUEUED_BYTES] +=
+			__atomic_load_n(&rec->v[RT_STAT_UNQUEUED_BYTES], __ATOMIC_ACQUIRE);
 		for (i = 0; i < RT_STAT_COUNT; i++)
-			if (i != RT_STAT_UNQUEUED)
+			if (i != RT_STAT_UNQUEUED && i != RT_STAT_UNQUEUED_BYTES)
 				sum[i] += __atomic_load_n(&rec->v[i], __ATOMIC_ACQUIRE);
 	}
 }
 
-RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size)
+/* Pending, clamped: records are read one after the other, so a node
+ * queued by a writer whose record was read before the worker's may count
+ * unqueued and not queued. */
+static unsigned long rt_pending(unsigned long queued, unsigned long unqueued)
+{
+	return queued >= unqueued ? queued - unqueued : 0;
+}
+
+RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *out, size_t size)
 {
 	unsigned long sum[RT_STAT_COUNT];
+	struct rcuradix_stats all, *stats = &all;
 
-	if (!stats || size < sizeof(*stats))
+	/* Callers built against the first layout know only the fields up to
+	 * backing_bytes: they get those. */
+	if (!out || size < offsetof(struct rcuradix_stats, bytes_live))
 		return -EINVAL;
-	memset(stats, 0, size);
+	memset(stats, 0, sizeof(*stats));
 	rt_pthread_check(pthread_mutex_lock(&rt_stats_lock));
 	rt_stats_sum(sum);
-	/* Records are read one after the other: a node queued by a writer
-	 * whose record was read before the worker's may count unqueued and
-	 * not queued; clamp so that pending never wraps. */
-	stats->nodes_pending = sum[RT_STAT_QUEUED] - sum[RT_STAT_UNQUEUED];
-	if ((long)stats->nodes_pending < 0)
-		stats->nodes_pending = 0;
+	stats->nodes_pending = rt_pending(sum[RT_STAT_QUEUED], sum[RT_STAT_UNQUEUED]);
 	if (stats->nodes_pending > rt_stats_pending_peak)
 		rt_stats_pending_peak = stats->nodes_pending;
 	stats->nodes_pending_peak = rt_stats_pending_peak;
@@ -169,5 +178,13 @@ RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *stats, size_t size)
 	stats->alloc_failures = sum[RT_STAT_FAILURES];
 	stats->node_size = RT_NODE_SIZE;
 	stats->backing_bytes = sum[RT_STAT_BACKING];
+	stats->bytes_allocated = sum[RT_STAT_ALLOCATED_BYTES];
+	stats->bytes_freed = sum[RT_STAT_FREED_BYTES];
+	stats->bytes_live = stats->bytes_allocated - stats->bytes_freed;
+	stats->bytes_reserved = sum[RT_STAT_RESERVED_BYTES];
+	stats->bytes_pending = rt_pending(sum[RT_STAT_QUEUED_BYTES], sum[RT_STAT_UNQUEUED_BYTES]);
+	memcpy(out, stats, size < sizeof(*stats) ? size : sizeof(*stats));
+	if (size > sizeof(*stats))
+		memset((char *)out + sizeof(*stats), 0, size - sizeof(*stats));
 	return 0;
 }

@@ -22,6 +22,11 @@ enum rt_stat {
 	RT_STAT_UNQUEUED,    /* of those, nodes whose callback ran */
 	RT_STAT_FAILURES,    /* backend allocation failures */
 	RT_STAT_BACKING,     /* bytes obtained from (+) or returned to (-) the allocator */
+	RT_STAT_ALLOCATED_BYTES, /* the bytes of the nodes counted above: */
+	RT_STAT_FREED_BYTES,
+	RT_STAT_RESERVED_BYTES,
+	RT_STAT_QUEUED_BYTES,
+	RT_STAT_UNQUEUED_BYTES,
 	RT_STAT_COUNT
 };
 

@@ -3,10 +3,12 @@
  * tag.c - tag bits: set, clear, get, the root summary, propagation along a
  * path, and range tagging.
  *
- * Invariant (radix_tree_verify() checks it): bit i of node->tags[t] is set
- * iff slot i holds an item bearing t (leaf) or a node with some bit of
- * tags[t] set (inner node); bit t of root->tags is set iff the top node has
- * some bit of tags[t] set.  NULL slots carry no tag bits.
+ * Invariant (radix_tree_verify() checks it): bit i of a node's tag word t
+ * is set iff its slot i holds an item bearing t or a node with some bit of
+ * its tag word t set; bit t of root->tags is set iff the top node has some
+ * bit of its tag word t set.  NULL slots carry no tag bits.  A full node's
+ * tag word t is its bitmap tags[t] (bit i: slot i); a compact node's is made
+ * of bit t of its tag bytes (bit i: entry i).
  *
  * Order of stores: setting goes leaf first, then upward, so that a reader
  * that sees a node's bit and descends finds a tagged item below (setting an
@@ -26,6 +28,46 @@ static bool rt_tag_valid(unsigned int tag)
 	return tag < RADIX_TREE_MAX_TAGS;
 }
 
+unsigned long rt_step_tags(const struct radix_tree_root *root,
+				  const struct rt_path_step *step, unsigned int tag)
+{
+	const struct rt_cnode *node;
+	const uint8_t *bytes;
+	unsigned long bits = 0;
+	unsigned int i;
+
+	if (!rt_entry_compact(step->entry))
+		return rt_bits_locked(root, rt_entry_node(step->entry)->tags[tag]);
+	node = rt_entry_cnode(step->entry);
+	bytes = rt_cnode_tags(node);
+	for (i = 0; i < node->next; i++)
+		bits |= (unsigned long)((bytes[i] >> tag) & 1U) << i;
+	return bits;
+}
+
+/* Store tag word @tag of the node of @step, which was @old.  Release
+ * stores (rt_bits_store): a reader that sees a bit sees what was stored
+ * before it. */
+static void rt_step_tags_store(const struct rt_path_step *step, unsigned int tag,
+			       unsigned long old, unsigned long bits)
+{
+	struct rt_cnode *node;
+	uint8_t *bytes;
+	unsigned long change = old ^ bits;
+
+	if (!rt_entry_compact(step->entry)) {
+		rt_bits_store(rt_entry_node(step->entry)->tags[tag], bits);
+		return;
+	}
+	node = rt_entry_cnode(step->entry);
+	bytes = rt_cnode_tags(node);
+	for (; change; change &= change - 1) {
+		unsigned int i = (unsigned int)__builtin_ctzl(change);
+
+		rt_bits_store(bytes[i], (uint8_t)(bytes[i] ^ (1U << tag)));
+	}
+}
+
 /*
  * Set @leaf_bits in the leaf of @path for @tag, then the bit of each node
  * above it, stopping at the first ancestor whose bit was already set (the
@@ -41,14 +83,14 @@ void rt_tag_set_path(struct radix_tree_root *root, const struct rt_path *path,
 	rt_assert_locked(root);
 	while (d-- > 0) {
 		const struct rt_path_step *step = &path->step[d];
-		unsigned long old = rt_bits_locked(root, step->node->tags[tag]);
+		unsigned long old = rt_step_tags(root, step, tag);
 
 		if ((old & bits) == bits)
 			return;
-		rt_bits_store(step->node->tags[tag], old | bits);
+		rt_step_tags_store(step, tag, old, old | bits);
 		if (old)
 			return;  /* the node was already tagged: ancestors are */
-		bits = d ? 1UL << path->step[d - 1].offset : 0;
+		bits = d ? 1UL << path->step[d - 1].pos : 0;
 	}
 	rt_bits_store(root->tags, rt_bits_locked(root, root->tags) | (1UL << tag));
 }
@@ -67,14 +109,14 @@ void rt_tag_clear_path(struct radix_tree_root *root, const struct rt_path *path,
 	rt_assert_locked(root);
 	while (d-- > 0) {
 		const struct rt_path_step *step = &path->step[d];
-		unsigned long old = rt_bits_locked(root, step->node->tags[tag]);
+		unsigned long old = rt_step_tags(root, step, tag);
 
 		if (!(old & bits))
 			return;
-		rt_bits_store(step->node->tags[tag], old & ~bits);
+		rt_step_tags_store(step, tag, old, old & ~bits);
 		if (old & ~bits)
 			return;  /* the node keeps another tagged slot */
-		bits = d ? 1UL << path->step[d - 1].offset : 0;
+		bits = d ? 1UL << path->step[d - 1].pos : 0;
 	}
 	rt_bits_store(root->tags, rt_bits_locked(root, root->tags) & ~(1UL << tag));
 }
@@ -86,8 +128,8 @@ void rt_tags_clear_slot(struct radix_tree_root *root, const struct rt_path *path
 	unsigned int tag;
 
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-		if (rt_bits_locked(root, leaf->node->tags[tag]) & (1UL << leaf->offset))
-			rt_tag_clear_path(root, path, tag, 1UL << leaf->offset);
+		if (rt_step_tags(root, leaf, tag) & (1UL << leaf->pos))
+			rt_tag_clear_path(root, path, tag, 1UL << leaf->pos);
 }
 
 typedef void rt_tag_op(struct radix_tree_root *, const struct rt_path *, unsigned int,
@@ -102,9 +144,9 @@ static void *rt_tag_change(struct radix_tree_root *root, unsigned long index, un
 
 	if (!rt_tag_valid(tag) || rt_writer_enter(root, fn))
 		return NULL;
-	slot = rt_descend(root, index, &path);
+	slot = rt_descend(root, index, &path, NULL);
 	if (slot && (item = rt_entry_locked(root, *slot)))
-		op(root, &path, tag, 1UL << rt_path_leaf(&path)->offset);
+		op(root, &path, tag, 1UL << rt_path_leaf(&path)->pos);
 	rt_writer_exit(root);
 	return item;
 }
@@ -126,8 +168,8 @@ static int rt_warned_tag_get;
 RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned long index,
 				    unsigned int tag)
 {
-	unsigned int offset = rt_offset(index, 0);
-	void **slot;
+	struct rt_path_step at;
+	void *item = NULL;
 
 	if (!rt_tag_valid(tag)) {
 		/* Any non-zero value would read as "tagged" to kernel-style
@@ -139,10 +181,12 @@ RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned
 	if (!root)
 		return 0;
 	rt_reader_check(root, __func__);
-	slot = rt_descend(root, index, NULL);
-	if (!slot || !rt_entry_rcu(*slot))
+	rt_descend_at(root, index, NULL, &item, &at);
+	if (!item)
 		return 0;
-	return (rt_bits_rcu(rt_slot_node(slot, offset)->tags[tag]) >> offset) & 1UL;
+	if (rt_entry_compact(at.entry))
+		return (rt_bits_rcu(rt_cnode_tags(rt_entry_cnode(at.entry))[at.pos]) >> tag) & 1U;
+	return (rt_bits_rcu(rt_entry_node(at.entry)->tags[tag]) >> at.pos) & 1UL;
 }
 
 RCURADIX_API int radix_tree_tagged(const struct radix_tree_root *root, unsigned int tag)
@@ -174,25 +218,30 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
 	next = last_index + 1;  /* wraps to 0 at ULONG_MAX, as in the kernel */
 	radix_tree_iter_init(&iter, *first_indexp);
 	while ((slot = radix_tree_next_chunk(root, &iter, RADIX_TREE_ITER_TAGGED | fromtag))) {
-		unsigned int offset = rt_offset(iter.index, 0);
-		unsigned long bits = iter.tags;  /* fromtag bits from here on, leaf positions */
+		/* Bit i of the chunk's map stands for key @first + i (a full
+		 * leaf's map starts at its slot 0, a compact run's at its
+		 * first entry). */
+		unsigned long first = radix_tree_iter_key(&iter, iter.chunk);
+		unsigned long bits = iter.tags, left = nr_to_tag - tagged;
 		struct rt_path path;
+		unsigned int last;
 
 		/* The next tagged item may lie beyond the range. */
 		if (iter.index > last_index)
 			break;
-		if (last_index - iter.index < RT_MAP_SIZE - 1 - offset)
-			bits &= (2UL << rt_offset(last_index, 0)) - 1;  /* range ends here */
-		while (__builtin_popcountl(bits) > (int)(nr_to_tag - tagged < RT_MAP_SIZE ?
-							 nr_to_tag - tagged : RT_MAP_SIZE))
+		if (last_index - first < RT_BITS_PER_LONG - 1)
+			bits &= (2UL << (last_index - first)) - 1;  /* range ends here */
+		while ((unsigned long)__builtin_popcountl(bits) > left)
 			bits &= ~(1UL << (RT_BITS_PER_LONG - 1 - __builtin_clzl(bits)));
 		tagged += (unsigned long)__builtin_popcountl(bits);
-		rt_descend(root, iter.index, &path);
+		last = RT_BITS_PER_LONG - 1 - (unsigned int)__builtin_clzl(bits);
+		rt_descend(root, iter.index, &path, NULL);
+		/* In a compact node the run starts at the entry found. */
+		if (rt_entry_compact(rt_path_leaf(&path)->entry))
+			bits <<= rt_path_leaf(&path)->pos;
 		rt_tag_set_path(root, &path, totag, bits);
 		if (tagged == nr_to_tag) {
-			unsigned int last = RT_BITS_PER_LONG - 1 - (unsigned int)__builtin_clzl(bits);
-
-			next = iter.index - offset + last + 1;
+			next = first + last + 1;
 			break;
 		}
 		if (iter.next_index == 0 || iter.next_index > last_index)

@@ -8,6 +8,9 @@
 
 #include "descend.h"
 
+/* Tag word @tag of the node of @step: bit i for its slot or entry i. */
+RT_HIDDEN unsigned long rt_step_tags(const struct radix_tree_root *root,
+				     const struct rt_path_step *step, unsigned int tag);
 /* Set @leaf_bits of @tag in @path's leaf, then upward as needed. */
 RT_HIDDEN void rt_tag_set_path(struct radix_tree_root *root, const struct rt_path *path,
 			       unsigned int tag, unsigned long leaf_bits);

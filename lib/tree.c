@@ -25,31 +25,160 @@
 
 RCURADIX_API void *radix_tree_lookup(const struct radix_tree_root *root, unsigned long index)
 {
-	void **slot;
+	void *item = NULL;
 
 	if (!root)
 		return NULL;
 	rt_reader_check(root, __func__);
-	slot = rt_descend(root, index, NULL);
-	return slot ? rt_entry_rcu(*slot) : NULL;
+	rt_descend(root, index, NULL, &item);
+	return item;
 }
 
 RCURADIX_API void **radix_tree_lookup_slot(const struct radix_tree_root *root,
 					   unsigned long index)
 {
+	void *item = NULL;
 	void **slot;
 
 	if (!root)
 		return NULL;
 	rt_reader_check(root, __func__);
-	slot = rt_descend(root, index, NULL);
-	return slot && rt_entry_rcu(*slot) ? slot : NULL;
+	slot = rt_descend(root, index, NULL, &item);
+	return item ? slot : NULL;
 }
 
 RCURADIX_API int radix_tree_empty(const struct radix_tree_root *root)
 {
 	/* One load: an empty tree has no node at all. */
 	return !root || rt_entry_rcu(root->rnode) == NULL;
+}
+
+/* ---- building nodes ------------------------------------------------------ */
+
+/* An entry on its way into a node being built: suffix (at the new node's
+ * level), item or child entry, tag bits. */
+struct rt_ent {
+	unsigned long sfx;
+	void *entry;
+	unsigned int tags;
+};
+
+/* Room for a node's live entries, one more, and a child replacing a group. */
+#define RT_ENTS_MAX (RT_C_MAX_ENTRIES + 2)
+
+static void rt_ents_sort(struct rt_ent *ents, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < n; i++) {
+		struct rt_ent e = ents[i];
+
+		for (j = i; j > 0 && ents[j - 1].sfx > e.sfx; j--)
+			ents[j] = ents[j - 1];
+		ents[j] = e;
+	}
+}
+
+/* The live entries of C node @node, in position order. */
+static unsigned int rt_ents_collect(const struct radix_tree_root *root,
+				    const struct rt_cnode *node, struct rt_ent *ents)
+{
+	unsigned int w = rt_sfx_width(node->level), i, n = 0;
+	void **slots = rt_cnode_slots(node);
+	const uint8_t *tags = rt_cnode_tags(node);
+
+	for (i = 0; i < node->next; i++) {
+		void *e = rt_entry_locked(root, slots[i]);
+
+		if (e)
+			ents[n++] = (struct rt_ent){ rt_sfx_get(node, w, i), e, tags[i] };
+	}
+	return n;
+}
+
+/* Should @n entries at @level be a full node?  A leaf, once a compact node
+ * would be as large; above the leaves, when every entry is a child one
+ * level down (a full node has nowhere to keep items or prefixes) and a
+ * compact node would be as large. */
+static bool rt_wants_full(unsigned int level, const struct rt_ent *ents, unsigned int n)
+{
+	unsigned int i;
+
+	if (rt_cnode_bytes_for(n, rt_sfx_width(level)) < sizeof(struct rt_node))
+		return false;
+	for (i = 0; level > 0 && i < n; i++)
+		if (!rt_is_internal(ents[i].entry) || rt_entry_level(ents[i].entry) != level - 1)
+			return false;
+	return true;
+}
+
+/* Bytes of the node that will hold @ents at @level, with room for @room
+ * more appends if it is compact (a leaf never grows past a full node's
+ * size: it becomes one instead). */
+static size_t rt_node_bytes_for(unsigned int level, const struct rt_ent *ents, unsigned int n,
+				unsigned int room)
+{
+	unsigned int w = rt_sfx_width(level);
+	unsigned int want = n + room < RT_C_MAX_ENTRIES ? n + room : RT_C_MAX_ENTRIES;
+	size_t bytes;
+
+	if (rt_wants_full(level, ents, n))
+		return sizeof(struct rt_node);
+	bytes = rt_cnode_bytes_for(want, w);
+	if (level == 0 && bytes >= sizeof(struct rt_node))
+		bytes = rt_cnode_bytes_for(n, w);
+	return bytes;
+}
+
+/*
+ * Build, in @mem (@bytes, private: plain stores), the node holding @ents
+ * (sorted) at @level; full if rt_wants_full().  Returns its entry.
+ */
+static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const struct rt_ent *ents,
+			   unsigned int n)
+{
+	unsigned int i, t;
+
+	memset(mem, 0, bytes);
+	if (rt_wants_full(level, ents, n)) {
+		struct rt_node *node = mem;
+
+		for (i = 0; i < n; i++) {
+			unsigned int offset = rt_offset(ents[i].sfx, level);
+
+			node->slots[offset] = ents[i].entry;
+			node->present |= 1UL << offset;
+			for (t = 0; t < RADIX_TREE_MAX_TAGS; t++)
+				if (ents[i].tags & (1U << t))
+					node->tags[t] |= 1UL << offset;
+		}
+		return rt_node_entry(node, level);
+	} else {
+		struct rt_cnode *node = mem;
+		unsigned int w = rt_sfx_width(level);
+		void **slots;
+		uint8_t *tags;
+
+		node->level = (uint8_t)level;
+		node->nr_lines = (uint8_t)(bytes / RT_NODE_ALIGN);
+		node->cap = (uint8_t)rt_cnode_cap_for(bytes, w);
+		rt_assert(node->cap >= n);
+		slots = rt_cnode_slots(node);
+		tags = rt_cnode_tags(node);
+		for (i = 0; i < n; i++) {
+			rt_sfx_put(node, w, i, ents[i].sfx);
+			tags[i] = (uint8_t)ents[i].tags;
+			slots[i] = ents[i].entry;
+		}
+		node->next = node->live = (uint8_t)n;
+		return rt_cnode_entry(node);
+	}
+}
+
+/* The level at which keys that differ in the bits @diff (non-zero) part. */
+static unsigned int rt_diverge_level(unsigned long diff)
+{
+	return (RT_BITS_PER_LONG - 1 - (unsigned int)__builtin_clzl(diff)) / RT_MAP_SHIFT;
 }
 
 /* ---- insert ------------------------------------------------------------ */
@@ -59,104 +188,270 @@ static bool rt_may_alloc(gfp_t gfp_mask)
 	return (gfp_mask & __GFP_DIRECT_RECLAIM) != 0;
 }
 
-/*
- * Build, in private nodes, the path from level @nr - 1 down to a leaf that
- * holds @item at @index.  Returns the entry of its top node.
- */
-static void *rt_build_path(struct rt_node **nodes, unsigned int nr, unsigned long index,
-			   void *item)
+/* Make @entry reachable in place of the node of @path's step @d (the root's
+ * top node if @d is 0).  One publish: readers see the old node or the new
+ * one, each complete. */
+static void rt_replace_node(struct radix_tree_root *root, struct rt_path *path, unsigned int d,
+			    void *entry)
 {
-	void *entry = item;
-	unsigned int level;
+	struct rt_path_step *parent;
 
-	for (level = 0; level < nr; level++) {
-		struct rt_node *node = nodes[nr - 1 - level];
-		unsigned int offset = rt_offset(index, level);
-
-		rt_node_init(node);
-		node->slots[offset] = entry;  /* private: plain stores */
-		node->present = 1UL << offset;
-		entry = rt_node_entry(node, level);
+	if (d == 0) {
+		/* Publish: the new top node. */
+		rt_publish(root->rnode, entry);
+		return;
 	}
-	return entry;
+	parent = &path->step[d - 1];
+	/* Publish: into the parent's slot.  Its present and tag bits stay:
+	 * the new node holds the same items (and maybe one untagged more). */
+	rt_publish(*rt_step_slot(parent), entry);
 }
 
 /*
- * Build the new top nodes above @top (levels top_level + 1 .. @top_level +
- * @nr): each holds the one below in slot 0 and carries the root's tag bits
- * down into that slot; the highest also holds @sub at @index's offset.
- * Returns the entry of the new top.
+ * A plan: the entries of the new nodes of one insert, worked out before
+ * anything is allocated or changed.  node[0] takes the old node's place;
+ * node[i + 1], if planned, is a child of node[i] and takes the place of
+ * its entry child_at (a placeholder until built).
  */
-static void *rt_build_growth(struct radix_tree_root *root, struct rt_node **nodes,
-			     unsigned int nr, void *top, unsigned long index, void *sub)
-{
-	unsigned long root_tags = rt_bits_locked(root, root->tags);
-	unsigned int level = rt_entry_level(top);
-	struct rt_node *node = NULL;
-	unsigned int i, tag;
+struct rt_node_plan {
+	struct rt_ent ents[RT_ENTS_MAX];
+	unsigned int n, level, child_at;
+	unsigned int room;  /* appends the node should have room for */
+};
 
-	for (i = 0; i < nr; i++) {
-		node = nodes[i];
-		rt_node_init(node);
-		node->slots[0] = top;  /* private: plain stores */
-		node->present = 1UL;
-		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-			if (root_tags & (1UL << tag))
-				node->tags[tag] = 1UL;
-		top = rt_node_entry(node, ++level);
+struct rt_plan {
+	struct rt_node_plan node[RT_INSERT_MAX_NODES];
+	unsigned int nr;
+};
+
+/* A placeholder child entry at @level (for sizing a plan before the child
+ * exists): only its level and kind are looked at. */
+static void *rt_placeholder(unsigned int level, bool full)
+{
+	return (void *)(((uintptr_t)level << RT_ENTRY_LEVEL_SHIFT) |
+			(full ? 0 : RT_ENTRY_COMPACT) | RT_ENTRY_INTERNAL | RT_NODE_ALIGN);
+}
+
+/*
+ * @p holds more entries than a compact node may: move the largest group of
+ * items sharing a digit into a new node planned after it, at the level
+ * where the group's keys part (the group has two items at least: the
+ * entries outnumber the digits, and a child's digit is shared by nothing).
+ * That node may in turn be too full (all of @p's items in one group); its
+ * own groups are smaller, since its keys part at its level.
+ */
+static void rt_plan_demote(struct rt_plan *plan, unsigned int i)
+{
+	struct rt_node_plan *p = &plan->node[i], *sub = &plan->node[i + 1];
+	unsigned int shift = rt_shift(p->level), count[RT_MAP_SIZE] = { 0 };
+	unsigned int j, best = 0, kept = 0, tags = 0;
+	unsigned long diff = 0, first = 0;
+
+	for (j = 0; j < p->n; j++)
+		if (!rt_is_internal(p->ents[j].entry))
+			count[(p->ents[j].sfx >> shift) & RT_MAP_MASK]++;
+	for (j = 1; j < RT_MAP_SIZE; j++)
+		if (count[j] > count[best])
+			best = j;
+	rt_assert(count[best] >= 2);
+	sub->n = 0;
+	for (j = 0; j < p->n; j++) {
+		struct rt_ent e = p->ents[j];
+
+		if (rt_is_internal(e.entry) || ((e.sfx >> shift) & RT_MAP_MASK) != best) {
+			p->ents[kept++] = e;
+			continue;
+		}
+		if (!sub->n)
+			first = e.sfx;
+		diff |= e.sfx ^ first;
+		tags |= e.tags;
+		sub->ents[sub->n++] = e;
 	}
-	node->slots[rt_offset(index, level)] = sub;
-	node->present |= 1UL << rt_offset(index, level);
-	return top;
+	sub->level = rt_diverge_level(diff);
+	sub->room = 0;
+	for (j = 0; j < sub->n; j++)
+		sub->ents[j].sfx &= rt_level_maxindex(sub->level);
+	plan->nr = i + 2;
+	if (sub->n > RT_C_MAX_ENTRIES)
+		rt_plan_demote(plan, i + 1);
+	p->child_at = kept;
+	p->ents[kept++] = (struct rt_ent){
+		first & ~rt_level_maxindex(sub->level),
+		rt_placeholder(sub->level, rt_wants_full(sub->level, sub->ents, sub->n)), tags };
+	p->n = kept;
+}
+
+/* Nodes for @plan: all or nothing; then build them, deepest first, each
+ * child's entry into its parent.  Returns node[0]'s entry, or NULL for
+ * -ENOMEM. */
+static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
+{
+	void *mem[RT_INSERT_MAX_NODES], *entry = NULL;
+	size_t sizes[RT_INSERT_MAX_NODES];
+	unsigned int i;
+
+	/* A parent's shape depends on its child's level and kind only, which
+	 * the placeholder gives. */
+	for (i = 0; i < plan->nr; i++) {
+		struct rt_node_plan *p = &plan->node[i];
+
+		sizes[i] = rt_node_bytes_for(p->level, p->ents, p->n, p->room);
+	}
+	if (rt_nodes_get(mem, sizes, plan->nr, rt_may_alloc(root->gfp_mask)))
+		return NULL;
+	for (i = plan->nr; i-- > 0;) {
+		struct rt_node_plan *p = &plan->node[i];
+
+		if (entry)
+			p->ents[p->child_at].entry = entry;
+		rt_ents_sort(p->ents, p->n);
+		entry = rt_node_build(mem[i], sizes[i], p->level, p->ents, p->n);
+	}
+	root->nr_nodes += plan->nr;
+	return entry;
+}
+
+/* Start a plan of one node at @level, with no entries yet. */
+static struct rt_node_plan *rt_plan_one(struct rt_plan *plan, unsigned int level)
+{
+	plan->nr = 1;
+	plan->node[0].level = level;
+	plan->node[0].room = 0;
+	plan->node[0].n = 0;
+	return &plan->node[0];
+}
+
+/* Append @item (suffix @sfx) to C node @node in place: the entry first,
+ * then the count that makes it visible. */
+static void rt_cnode_append(struct radix_tree_root *root, struct rt_cnode *node,
+			    unsigned long sfx, void *item)
+{
+	unsigned int i = node->next;
+
+	rt_assert_locked(root);
+	/* Position i was never used: its suffix, tag byte and slot are zero,
+	 * and no reader looks at it before next covers it. */
+	rt_sfx_put(node, rt_sfx_width(node->level), i, sfx);
+	CMM_STORE_SHARED(rt_cnode_slots(node)[i], item);
+	/* Publish: release, so that a reader that sees the new count sees the
+	 * suffix and the initialised item. */
+	__atomic_store_n(&node->next, (uint8_t)(i + 1), __ATOMIC_RELEASE);
+	node->live++;
+}
+
+/*
+ * The C node of @path's last step has no entry for @index and no room:
+ * copy it with the new item (compacted, sorted, into the class that fits,
+ * or a full node), moving groups of items into new children when the
+ * entries would exceed RT_C_MAX_ENTRIES.
+ */
+static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, unsigned long index,
+			  void *item)
+{
+	struct rt_path_step *leaf = rt_path_leaf(path);
+	struct rt_cnode *old = rt_entry_cnode(leaf->entry);
+	struct rt_plan plan;
+	struct rt_node_plan *p = rt_plan_one(&plan, old->level);
+	void *entry;
+
+	p->n = rt_ents_collect(root, old, p->ents);
+	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(old->level), item, 0 };
+	/* Growing one entry at a time, a node would be copied at every
+	 * class: leave a quarter more room. */
+	p->room = p->n / 4;
+	if (p->n > RT_C_MAX_ENTRIES)
+		rt_plan_demote(&plan, 0);
+	entry = rt_plan_build(root, &plan);
+	if (!entry)
+		return -ENOMEM;
+	rt_replace_node(root, path, path->depth - 1, entry);
+	rt_cnode_retire(root, leaf->entry, leaf->base);
+	return 0;
 }
 
 static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, void *item)
 {
-	struct rt_node *nodes[RT_PRELOAD_SIZE];
 	struct rt_path path;
-	void **slot = rt_descend(root, index, &path);
-	void *top = rt_entry_locked(root, root->rnode);
-	unsigned int nr_grow = 0, nr_path;
-	void *sub;
+	void **slot = rt_descend(root, index, &path, NULL);
+	struct rt_path_step *leaf = path.depth ? rt_path_leaf(&path) : NULL;
+	struct rt_plan plan;
+	struct rt_node_plan *p;
+	void *entry;
 
-	if (slot) {
-		struct rt_path_step *leaf = rt_path_leaf(&path);
-
+	switch (path.end) {
+	case RT_END_SLOT:
 		if (rt_entry_locked(root, *slot))
 			return -EEXIST;
-		/* The leaf exists: the item is the only thing to publish. */
-		rt_slot_set(root, leaf->node, leaf->offset, item);
-		root->nr_items++;
-		return 0;
-	}
-	if (!top) {
-		nr_path = rt_level_for(index) + 1;
-	} else if (path.depth == 0) {
-		/* Beyond the tree's height: grow, the new path hangs off the top. */
-		nr_path = rt_level_for(index);
-		nr_grow = nr_path - rt_entry_level(top);
-	} else {
-		/* A node on the way has an empty slot: build below it. */
-		nr_path = rt_path_leaf(&path)->level;
-	}
-	if (rt_nodes_get(nodes, nr_grow + nr_path, rt_may_alloc(root->gfp_mask)))
-		return -ENOMEM;
-	root->nr_nodes += nr_grow + nr_path;
-	root->nr_items++;
-	sub = rt_build_path(nodes + nr_grow, nr_path, index, item);
-	if (!top) {
-		/* Publish: the whole new tree becomes reachable at once. */
-		rt_publish(root->rnode, sub);
-	} else if (nr_grow) {
-		/* Publish: new top nodes above the old root, which a reader that
-		 * loaded the old root keeps descending unchanged. */
-		rt_publish(root->rnode, rt_build_growth(root, nodes, nr_grow, top, index, sub));
-	} else {
-		struct rt_path_step *parent = rt_path_leaf(&path);
+		/* An F leaf: the item is the only thing to publish. */
+		rt_slot_set(root, rt_entry_node(leaf->entry), (unsigned int)leaf->pos, item);
+		break;
+	case RT_END_ABSENT: {
+		struct rt_cnode *node = rt_entry_cnode(leaf->entry);
 
-		/* Publish: the new subtree into the existing parent's slot. */
-		rt_slot_set(root, parent->node, parent->offset, sub);
+		if (node->next < node->cap) {
+			rt_cnode_append(root, node, index & rt_level_maxindex(node->level), item);
+			break;
+		}
+		if (rt_insert_copy(root, &path, index, item))
+			return -ENOMEM;
+		break;
 	}
+	case RT_END_EMPTY:
+		/* An empty tree, or an F node's empty slot: one new node, at
+		 * the level below the F node, or the level @index needs. */
+		p = rt_plan_one(&plan, leaf ? rt_entry_level(leaf->entry) - 1 : rt_level_for(index));
+		p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(p->level), item, 0 };
+		entry = rt_plan_build(root, &plan);
+		if (!entry)
+			return -ENOMEM;
+		if (leaf)
+			rt_slot_set(root, rt_entry_node(leaf->entry), (unsigned int)leaf->pos, entry);
+		else
+			rt_publish(root->rnode, entry);  /* the whole tree at once */
+		break;
+	case RT_END_ABOVE: {
+		/* Grow: a new top holding the old one (its keys start at 0)
+		 * as a child, carrying the root's tag bits, and the item.  A
+		 * reader that loaded the old top keeps using it unchanged. */
+		void *top = rt_entry_locked(root, root->rnode);
+
+		p = rt_plan_one(&plan, rt_level_for(index));
+		p->ents[p->n++] = (struct rt_ent){ 0, top,
+						   (unsigned int)rt_bits_locked(root, root->tags) };
+		p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(p->level), item, 0 };
+		entry = rt_plan_build(root, &plan);
+		if (!entry)
+			return -ENOMEM;
+		rt_publish(root->rnode, entry);
+		break;
+	}
+	case RT_END_DIVERGE: {
+		/* Split a compressed path: a node at the level where @index
+		 * leaves the child's prefix, holding the child and the item,
+		 * takes the child's place.  The entry's stored prefix stays:
+		 * read at the new node's level it is the new node's prefix. */
+		struct rt_cnode *node = rt_entry_cnode(leaf->entry);
+		unsigned int w = rt_sfx_width(node->level), pos = (unsigned int)leaf->pos;
+		void *child = rt_entry_locked(root, rt_cnode_slots(node)[pos]);
+		unsigned long prefix = rt_sfx_get(node, w, pos);
+		unsigned long sfx = index & rt_level_maxindex(node->level);
+
+		p = rt_plan_one(&plan, rt_diverge_level((prefix ^ sfx) &
+						~rt_level_maxindex(rt_entry_level(child))));
+		p->ents[p->n++] = (struct rt_ent){ prefix & rt_level_maxindex(p->level), child,
+						   rt_cnode_tags(node)[pos] };
+		p->ents[p->n++] = (struct rt_ent){ sfx & rt_level_maxindex(p->level), item, 0 };
+		entry = rt_plan_build(root, &plan);
+		if (!entry)
+			return -ENOMEM;
+		/* Publish: the new node in the child's place; its tag bits
+		 * are the child's. */
+		rt_publish(rt_cnode_slots(node)[pos], entry);
+		break;
+	}
+	}
+	root->nr_items++;
 	return 0;
 }
 
@@ -187,81 +482,90 @@ RCURADIX_API int radix_tree_insert(struct radix_tree_root *root, unsigned long i
 		return ret;
 	rt_insert_check_preload(root);
 	ret = rt_insert_locked(root, index, item);
-	rt_writer_exit(root);
+	rt_writer_done(root);
 	return ret;
 }
 
 /* ---- delete and shrink ------------------------------------------------- */
 
+/* Does the node of @step hold nothing any more? */
+static bool rt_step_empty(const struct radix_tree_root *root, const struct rt_path_step *step)
+{
+	if (rt_entry_compact(step->entry))
+		return rt_entry_cnode(step->entry)->live == 0;
+	return rt_bits_locked(root, rt_entry_node(step->entry)->present) == 0;
+}
+
+/* Empty the slot of @step (its tags already cleared): readers find NULL
+ * from now on. */
+static void rt_step_clear(struct radix_tree_root *root, const struct rt_path_step *step)
+{
+	if (rt_entry_compact(step->entry)) {
+		struct rt_cnode *node = rt_entry_cnode(step->entry);
+
+		/* Unpublish: the position becomes a tombstone, never reused. */
+		rt_publish(rt_cnode_slots(node)[step->pos], NULL);
+		node->live--;
+	} else {
+		rt_slot_clear(root, rt_entry_node(step->entry), (unsigned int)step->pos);
+	}
+}
+
 /*
- * Shrink the height: while the top node is inner and holds only slot 0, its
- * child can be the root.  One publish of the final root, then the skipped
- * top nodes go to call_rcu intact (slot 0 still leads readers down).
- * An empty top node empties the tree.
+ * Shrink the height: while the top node's only entry is a child covering
+ * keys from 0, that child can be the root.  One publish of the final root;
+ * the skipped top nodes are unlinked intact (their one entry still leads
+ * readers down).
  */
 static void rt_shrink(struct radix_tree_root *root)
 {
 	void *top = rt_entry_locked(root, root->rnode);
-	void *entry = top;
-	struct rt_node *node;
+	void *entry = top, *child;
 
 	if (!top)
 		return;
-	node = rt_entry_node(top);
-	if (!rt_bits_locked(root, node->present)) {
-		/* Unpublish the last node, then free it after a grace period. */
-		rt_publish(root->rnode, NULL);
-		rt_bits_store(root->tags, 0UL);
-		root->nr_nodes--;
-		rt_node_free_deferred(root, node);
-		return;
-	}
-	while (rt_entry_level(entry) > 0) {
-		node = rt_entry_node(entry);
-		if (rt_bits_locked(root, node->present) != 1UL)  /* only slot 0 in use */
-			break;
-		entry = rt_entry_locked(root, node->slots[0]);
-	}
+	while ((child = rt_top_shrink_child(root, entry)))
+		entry = child;
 	if (entry == top)
 		return;
-	/* Unpublish the old top nodes: readers already on them still find the
-	 * child through slot 0 until their grace period ends. */
+	/* Unpublish the old top nodes: readers already on them still find
+	 * the child until their grace period ends. */
 	rt_publish(root->rnode, entry);
 	while (top != entry) {
-		void *next;
+		void *next = rt_top_shrink_child(root, top);
 
-		node = rt_entry_node(top);
-		/* Read before the node is handed to call_rcu. */
-		next = rt_entry_locked(root, node->slots[0]);
-		root->nr_nodes--;
-		rt_node_free_deferred(root, node);
+		rt_node_unlink(root, top, 0);
 		top = next;
 	}
 }
 
-/* Delete the item in @path's leaf slot; *@leaf_freed (if given) says
- * whether the leaf was emptied and unlinked. */
+/* Delete the item in @path's last slot; *@leaf_freed (if given) says
+ * whether the node holding it was emptied and unlinked. */
 static void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bool *leaf_freed)
 {
 	struct rt_path_step *leaf = rt_path_leaf(path);
-	void *item = rt_entry_locked(root, leaf->node->slots[leaf->offset]);
+	void *item = rt_entry_locked(root, *rt_step_slot(leaf));
 	unsigned int d;
 
 	rt_tags_clear_slot(root, path);
 	/* Unpublish the item: readers now find NULL (or still the item, until
 	 * they reload); the caller frees it after a grace period. */
-	rt_slot_clear(root, leaf->node, leaf->offset);
+	rt_step_clear(root, leaf);
 	root->nr_items--;
 	if (leaf_freed)
-		*leaf_freed = !rt_bits_locked(root, leaf->node->present);
-	for (d = path->depth - 1;
-	     d > 0 && !rt_bits_locked(root, path->step[d].node->present); d--) {
-		struct rt_path_step *parent = &path->step[d - 1];
-
-		/* Unpublish the empty node, then free it after a grace period. */
-		rt_slot_clear(root, parent->node, parent->offset);
-		root->nr_nodes--;
-		rt_node_free_deferred(root, path->step[d].node);
+		*leaf_freed = rt_step_empty(root, leaf);
+	for (d = path->depth - 1; rt_step_empty(root, &path->step[d]); d--) {
+		/* Unpublish the empty node; it is freed after a grace period
+		 * that starts at the outermost unlock. */
+		if (d == 0) {
+			rt_publish(root->rnode, NULL);
+			rt_bits_store(root->tags, 0UL);
+		} else {
+			rt_step_clear(root, &path->step[d - 1]);
+		}
+		rt_node_unlink(root, path->step[d].entry, path->step[d].base);
+		if (d == 0)
+			return item;
 	}
 	rt_shrink(root);
 	return item;
@@ -275,10 +579,10 @@ RCURADIX_API void *radix_tree_delete(struct radix_tree_root *root, unsigned long
 
 	if (rt_writer_enter(root, __func__))
 		return NULL;
-	slot = rt_descend(root, index, &path);
+	slot = rt_descend(root, index, &path, NULL);
 	if (slot && rt_entry_locked(root, *slot))
 		item = rt_delete_at(root, &path, NULL);
-	rt_writer_exit(root);
+	rt_writer_done(root);
 	return item;
 }
 
@@ -295,39 +599,78 @@ RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
 	rt_require_lock(root, __func__);
 	if (rt_writer_enter(root, __func__))
 		return NULL;
-	if (rt_descend(root, iter->index, &path) == slot && rt_entry_locked(root, *slot)) {
+	if (rt_descend(root, iter->index, &path, NULL) == slot && rt_entry_locked(root, *slot)) {
 		item = rt_delete_at(root, &path, &leaf_freed);
-		/* A freed leaf must not be read again: end the chunk here, the
-		 * next step re-descends from the following key (the leaf was
+		/* An emptied node is unlinked: end the chunk here, the next
+		 * step re-descends from the following key (the node was
 		 * empty, so nothing is skipped). */
 		if (leaf_freed)
 			radix_tree_iter_resume(slot, iter);
 	}
-	rt_writer_exit(root);
+	rt_writer_done(root);
 	return item;
 }
 
 /* ---- replace_slot and destroy ------------------------------------------ */
 
 #ifdef RT_DEBUG
-/* Is @slot a leaf slot of the subtree of @entry (debug builds: a full
- * search, since a slot does not say which node it is in)? */
+/* Is @slot a slot of the subtree of @entry (debug builds: a full search,
+ * since a slot does not say which node it is in)? */
 static bool rt_slot_in_subtree(const struct radix_tree_root *root, void *entry, void **slot)
 {
-	struct rt_node *node = rt_entry_node(entry);
-	unsigned int i;
+	void **slots;
+	unsigned int i, n;
 
-	if (rt_entry_level(entry) == 0)
-		return slot >= node->slots && slot < node->slots + RT_MAP_SIZE;
-	for (i = 0; i < RT_MAP_SIZE; i++) {
-		void *child = rt_entry_locked(root, node->slots[i]);
+	if (rt_entry_compact(entry)) {
+		slots = rt_cnode_slots(rt_entry_cnode(entry));
+		n = rt_entry_cnode(entry)->next;
+	} else {
+		slots = rt_entry_node(entry)->slots;
+		n = RT_MAP_SIZE;
+	}
+	if (slot >= slots && slot < slots + n) {
+		void *e = rt_entry_locked(root, *slot);
 
-		if (child && rt_slot_in_subtree(root, child, slot))
+		return !e || !rt_is_internal(e);
+	}
+	for (i = 0; i < n; i++) {
+		void *child = rt_entry_locked(root, slots[i]);
+
+		if (child && rt_is_internal(child) && (rt_entry_compact(entry) ||
+						       rt_entry_level(entry) > 0) &&
+		    rt_slot_in_subtree(root, child, slot))
 			return true;
 	}
 	return false;
 }
 #endif
+
+/*
+ * A slot obtained under the lock may lie in a compact node copied since,
+ * in this lock hold: the node waits on the retired list, its item slots
+ * NULL.  Its key is still written there: forward to the live slot of that
+ * key, if it still holds an item.
+ */
+static void **rt_slot_forward(struct radix_tree_root *root, void **slot)
+{
+	unsigned long base;
+	void *retired = rt_retired_find(root, slot, &base);
+	struct rt_cnode *node;
+	struct rt_path path;
+	void **slots, **live;
+	unsigned int pos;
+
+	if (!retired || !rt_entry_compact(retired))
+		return NULL;
+	node = rt_entry_cnode(retired);
+	slots = rt_cnode_slots(node);
+	if (slot < slots || slot >= slots + node->next)
+		return NULL;
+	pos = (unsigned int)(slot - slots);
+	live = rt_descend(root, base | rt_sfx_get(node, rt_sfx_width(node->level), pos), &path,
+			  NULL);
+	return live && rt_entry_locked(root, *live) ? live : NULL;
+}
 
 RCURADIX_API void radix_tree_replace_slot(struct radix_tree_root *root, void **slot, void *item)
 {
@@ -343,6 +686,14 @@ RCURADIX_API void radix_tree_replace_slot(struct radix_tree_root *root, void **s
 	if (rt_writer_enter(root, fn))
 		rt_die(fn, "tree not initialised, or bound to no RCU flavor");
 	old = rt_entry_locked(root, *slot);
+	if (!old) {
+		void **live = rt_slot_forward(root, slot);
+
+		if (live) {
+			slot = live;
+			old = rt_entry_locked(root, *slot);
+		}
+	}
 	if (!old || rt_is_internal(old))
 		rt_die(fn, "the slot holds no item (deleted, or not a slot of this tree)");
 #ifdef RT_DEBUG
@@ -363,17 +714,23 @@ RCURADIX_API void radix_tree_replace_slot(struct radix_tree_root *root, void **s
  * slots are read before the node itself is handed over. */
 static void rt_free_subtree(const struct radix_tree_root *root, void *entry)
 {
-	struct rt_node *node = rt_entry_node(entry);
-	unsigned int i;
+	void **slots;
+	unsigned int i, n;
 
-	if (rt_entry_level(entry) > 0)
-		for (i = 0; i < RT_MAP_SIZE; i++) {
-			void *child = rt_entry_locked(root, node->slots[i]);
+	if (rt_entry_compact(entry)) {
+		slots = rt_cnode_slots(rt_entry_cnode(entry));
+		n = rt_entry_cnode(entry)->next;
+	} else {
+		slots = rt_entry_node(entry)->slots;
+		n = rt_entry_level(entry) > 0 ? RT_MAP_SIZE : 0;
+	}
+	for (i = 0; i < n; i++) {
+		void *child = rt_entry_locked(root, slots[i]);
 
-			if (child)
-				rt_free_subtree(root, child);
-		}
-	rt_node_free_deferred(root, node);
+		if (child && rt_is_internal(child))
+			rt_free_subtree(root, child);
+	}
+	rt_node_free_deferred(root, entry);
 }
 
 RCURADIX_API void radix_tree_destroy(struct radix_tree_root *root)
@@ -391,5 +748,5 @@ RCURADIX_API void radix_tree_destroy(struct radix_tree_root *root)
 		rt_free_subtree(root, top);
 	root->nr_nodes = 0;
 	root->nr_items = 0;
-	rt_writer_exit(root);
+	rt_writer_done(root);
 }

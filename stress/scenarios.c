@@ -391,7 +391,7 @@ static void gs_check_gang(const char *what, void **items, unsigned int n)
 	unsigned long prev = 0;
 
 	if (n < 1 || items[0] != gs_zero || n > 1 + gs_nr_keys) {
-		terror("reader: %s(0) = %u items, first %p", what, n, n ? items[0] : NULL);
+		terror("reader: %s(0) = %u items, first %p (key %#lx)", what, n, n ? items[0] : NULL, n ? ((struct titem *)items[0])->key : 0UL);
 		return;
 	}
 	for (unsigned int i = 1; i < n; i++) {
@@ -426,9 +426,12 @@ static void gs_reader_body(struct sc_thread *t)
 			if ((p = radix_tree_lookup(&sc_tree, 0)) != gs_zero)
 				terror("reader: lookup(0) = %p, expected %p", p, (void *)gs_zero);
 		slot = radix_tree_lookup_slot(&sc_tree, 0);
-		/* Pairs with the writer's rcu_assign_pointer. */
-		if (!slot || rcu_dereference(*slot) != gs_zero)
-			terror("reader: lookup_slot(0) = %p, expected key 0's slot", (void *)slot);
+		/* Pairs with the writer's rcu_assign_pointer.  NULL: the node
+		 * was copied since (guarantee C), and a lookup finds it again. */
+		p = slot ? rcu_dereference(*slot) : NULL;
+		if (!slot || (p != gs_zero && (p || radix_tree_lookup(&sc_tree, 0) != gs_zero)))
+			terror("reader: lookup_slot(0) = %p reads %p, expected key 0's item",
+			       (void *)slot, p);
 		if (radix_tree_tag_get(&sc_tree, 0, 0) != 1)
 			terror("reader: tag_get(0, 0) = %d", radix_tree_tag_get(&sc_tree, 0, 0));
 		if (!radix_tree_tagged(&sc_tree, 0) || radix_tree_empty(&sc_tree))

@@ -531,9 +531,9 @@ static void r_lookup_slot(struct reader *r)
 	tcount(&r->ops[R_SLOT]);
 	if (p)
 		reader_item(r, p, key, "lookup_slot");
-	else if (is_stable(id))
+	else if (is_stable(id) && (!slot || !radix_tree_lookup(&tree, key)))
 		terror("reader %u: lookup_slot(%#lx): stable key %s", r->idx, key,
-		       slot ? "slot reads NULL" : "missing");
+		       slot ? "slot reads NULL and the key is gone" : "missing");
 }
 
 static void r_never(struct reader *r)
@@ -608,15 +608,21 @@ static void r_gang_any(struct reader *r, bool slots, bool tagged)
 			if (!seq_key(&sc, indices[i]))
 				return;
 			if (!p) {
-				if (key_is_stable(indices[i]))
-					terror("reader %u: %s: stable key %#lx reads NULL", r->idx,
-					       what, indices[i]);
+				/* Deleted, or moved by a copy of its node
+				 * (guarantee C): a stable key is found again. */
+				if (key_is_stable(indices[i]) &&
+				    !radix_tree_lookup(&tree, indices[i]))
+					terror("reader %u: %s: stable key %#lx reads NULL and "
+					       "is gone", r->idx, what, indices[i]);
 				continue;
 			}
 			item = reader_item(r, p, indices[i], what);
 		} else {
+			/* An emptied slot of unknown key: deleted or moved
+			 * (guarantee C).  A caller would look again from the
+			 * last key seen; the check stops here. */
 			if (slots && !p)
-				continue;
+				return;
 			item = reader_item_any(r, p, what);
 			if (item && !seq_key(&sc, item->key))
 				return;
@@ -653,10 +659,12 @@ static void r_iter(struct reader *r)
 
 		if (!seq_key(&sc, key))
 			return;
+		if (!p)  /* deleted, or moved (guarantee C): look it up again */
+			p = radix_tree_lookup(&tree, key);
 		if (p)
 			reader_item(r, p, key, "for_each_slot");
 		else if (key_is_stable(key))
-			terror("reader %u: for_each_slot: stable key %#lx reads NULL", r->idx, key);
+			terror("reader %u: for_each_slot: stable key %#lx is gone", r->idx, key);
 		if (++seen == limit) {
 			complete = false;
 			break;
@@ -1002,9 +1010,19 @@ static void w_check_key(struct writer *w, unsigned long id, const char *when)
 	unsigned long key = key_of(id);
 	struct mslot *m = &model[id];
 	void *got = radix_tree_lookup(&tree, key);
-	void **slot = radix_tree_lookup_slot(&tree, key);
+	void **slot;
+	void *p = NULL;
 
-	if (got != m->item || (slot ? rcu_dereference(*slot) : NULL) != m->item)
+	/* The slot of a key only this writer changes holds its item, unless
+	 * another writer copied the node in between (guarantee C): then it
+	 * reads NULL and a new lookup_slot finds the live slot. */
+	for (unsigned int tries = 0; tries < 1000; tries++) {
+		slot = radix_tree_lookup_slot(&tree, key);
+		p = slot ? rcu_dereference(*slot) : NULL;
+		if (p || !slot)
+			break;
+	}
+	if (got != m->item || p != m->item)
 		terror("writer %u: %s: lookup(%#lx) = %p, slot %p, model holds %p", w->idx, when,
 		       key, got, (void *)slot, (void *)m->item);
 	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {

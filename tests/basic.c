@@ -47,9 +47,12 @@ Test(basic, each_special_key_alone)
 		cr_assert_not(radix_tree_empty(&tree));
 		cr_assert_eq(t_height(&tree), height_for(key), "key %#lx height %u", key,
 			     t_height(&tree));
-		/* A lone key costs exactly one node per level. */
+		/* A lone key costs one node of the smallest size (one 64-byte
+		 * line; a full 8-slot node in the 8-slot build), whatever its
+		 * height: the node holds the key's suffix. */
 		cr_assert_eq(radix_tree_memory(&tree, &mem), 0);
-		cr_assert_eq(mem.nodes, height_for(key));
+		cr_assert_eq(mem.nodes, 1);
+		cr_assert_eq(mem.node_bytes, RT_NODE_ALIGN);
 		cr_assert_null(radix_tree_lookup(&tree, key ^ 1));
 		cr_assert_null(radix_tree_lookup(&tree, key + RT_MAP_SIZE));
 		t_verify(&tree);
@@ -163,10 +166,10 @@ Test(basic, grow_to_full_height_and_shrink_back)
 	struct radix_tree_memstat mem;
 
 	cr_assert_eq(t_height(&tree), RT_MAX_LEVELS);
-	/* Key 0's leaf and ULONG_MAX's leaf, each with its own path below
-	 * the shared top node. */
+	/* A top node holding ULONG_MAX's item and, eleven levels down (22
+	 * in the 8-slot build), key 0's node: no chain of nodes between. */
 	cr_assert_eq(radix_tree_memory(&tree, &mem), 0);
-	cr_assert_eq(mem.nodes, 2 * RT_MAX_LEVELS - 1);
+	cr_assert_eq(mem.nodes, 2);
 	t_verify(&tree);
 	t_delete(&tree, ULONG_MAX, top);
 	cr_assert_eq(t_height(&tree), 1);
@@ -916,7 +919,8 @@ Test(basic, stats_and_memory_reject_bad_arguments)
 	struct radix_tree_memstat mem;
 
 	cr_assert_eq(rcuradix_get_stats(NULL, sizeof(st)), -EINVAL);
-	cr_assert_eq(rcuradix_get_stats(&st, sizeof(st) - 1), -EINVAL);
+	cr_assert_eq(rcuradix_get_stats(&st, offsetof(struct rcuradix_stats, bytes_live) - 1),
+		     -EINVAL);
 	cr_assert_eq(radix_tree_memory(&tree, NULL), -EINVAL);
 	cr_assert_eq(radix_tree_memory(NULL, &mem), -EINVAL);
 	cr_assert_str_eq(rcuradix_version(), PACKAGE_VERSION);
@@ -1132,3 +1136,54 @@ Test(basic, fork_while_another_thread_allocates, .timeout = 120)
 	t_finish(&tree);
 }
 #endif
+
+/* A caller built against the first layout of struct rcuradix_stats passes
+ * its smaller size: it gets the fields it knows, and nothing past them is
+ * written. */
+Test(basic, stats_of_the_first_layout)
+{
+	union {
+		struct rcuradix_stats st;
+		unsigned char raw[sizeof(struct rcuradix_stats)];
+	} u;
+	size_t old = offsetof(struct rcuradix_stats, bytes_live);
+	struct rcuradix_stats full;
+
+	memset(&u, 0xa5, sizeof(u));
+	cr_assert_eq(rcuradix_get_stats(&u.st, old), 0);
+	cr_assert_eq(rcuradix_get_stats(&full, sizeof(full)), 0);
+	cr_assert_eq(u.st.node_size, full.node_size);
+	cr_assert_eq(u.st.nodes_live, full.nodes_live);
+	for (size_t i = old; i < sizeof(u); i++)
+		cr_assert_eq(u.raw[i], 0xa5, "byte %zu past the old layout written", i);
+	t_finish(&tree);
+}
+
+/* Node counters count nodes of every size; the bytes_ fields count their
+ * bytes: a tree's radix_tree_memory() node bytes are live bytes. */
+Test(basic, stats_count_bytes_of_every_node_size)
+{
+	struct rcuradix_stats before, after;
+	struct radix_tree_memstat mem;
+	struct titem *items[200];
+
+	rcuradix_thread_cache_flush();
+	cr_assert_eq(rcuradix_get_stats(&before, sizeof(before)), 0);
+	for (unsigned long i = 0; i < 200; i++)
+		items[i] = t_insert_new(&tree, (i * 0x9e3779b97f4a7c15UL) >> 3);
+	urcu_memb_barrier();
+	cr_assert_eq(rcuradix_get_stats(&after, sizeof(after)), 0);
+	cr_assert_eq(radix_tree_memory(&tree, &mem), 0);
+	cr_assert_eq(after.bytes_pending, 0);
+	cr_assert_eq(after.bytes_live - after.bytes_reserved,
+		     before.bytes_live - before.bytes_reserved + mem.node_bytes,
+		     "live bytes %lu, reserved %lu, the tree's %lu", after.bytes_live,
+		     after.bytes_reserved, mem.node_bytes);
+	/* (An 8-slot full node is two lines: no compact node is smaller.) */
+	if (RT_MAP_SIZE == 64)
+		cr_assert_lt(mem.node_bytes, mem.nodes * RT_NODE_SIZE,
+			     "sparse keys use nodes smaller than full ones");
+	for (unsigned long i = 0; i < 200; i++)
+		t_delete(&tree, (i * 0x9e3779b97f4a7c15UL) >> 3, items[i]);
+	t_finish(&tree);
+}

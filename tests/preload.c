@@ -80,6 +80,7 @@ Test(preload, reserve_covers_the_worst_case_with_the_allocator_failing)
 
 Test(preload, failed_preload_reserves_nothing_extra)
 {
+	struct radix_tree_root atomic;
 	struct rcuradix_stats before, after;
 
 	rcuradix_thread_cache_flush();
@@ -91,10 +92,14 @@ Test(preload, failed_preload_reserves_nothing_extra)
 	cr_assert_eq(after.nodes_reserved, before.nodes_reserved);
 	cr_assert_eq(after.nodes_live, before.nodes_live);
 	cr_assert_gt(after.alloc_failures, before.alloc_failures);
-	/* From a partly filled reserve too. */
+	/* From a partly filled reserve too (an atomic tree's insert takes
+	 * its node from the reserve). */
 	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
 	radix_tree_preload_end();
-	t_insert_new(&tree, 1UL << 40);  /* consumes some reserve */
+	radix_tree_init_flavor(&atomic, GFP_ATOMIC, &urcu_memb_flavor);
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	t_insert_new(&atomic, 1UL << 40);  /* consumes one reserved node */
+	radix_tree_preload_end();
 	before = stats();
 	cr_assert_lt(before.nodes_reserved, RT_PRELOAD_SIZE);
 	rt_fault_fail_all(true);
@@ -103,15 +108,26 @@ Test(preload, failed_preload_reserves_nothing_extra)
 	after = stats();
 	cr_assert_eq(after.nodes_reserved, before.nodes_reserved);
 	cr_assert_eq(after.nodes_live, before.nodes_live);
+	t_empty(&atomic);
 	t_finish(&tree);
 }
 
+/* A GFP_KERNEL insert allocates its nodes itself (the kernel's rule) and
+ * leaves the reserve alone; a GFP_ATOMIC insert takes them from it, and the
+ * next preload refills exactly those. */
 Test(preload, reserve_survives_between_uses_and_refills_only_what_was_used)
 {
+	struct radix_tree_root atomic;
 	struct rcuradix_stats before, after;
 
+	radix_tree_init_flavor(&atomic, GFP_ATOMIC, &urcu_memb_flavor);
 	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
-	t_insert_new(&tree, 0);  /* empty tree, one leaf: uses one node */
+	before = stats();
+	t_insert_new(&tree, 0);  /* a GFP_KERNEL tree: allocates one node */
+	after = stats();
+	cr_assert_eq(after.nodes_reserved, before.nodes_reserved);
+	cr_assert_eq(after.nodes_allocated - before.nodes_allocated, 1);
+	t_insert_new(&atomic, 0);  /* empty tree, one node from the reserve */
 	radix_tree_preload_end();
 	before = stats();
 	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
@@ -120,14 +136,18 @@ Test(preload, reserve_survives_between_uses_and_refills_only_what_was_used)
 	cr_assert_eq(after.nodes_allocated - before.nodes_allocated, 1,
 		     "preload must refill exactly the one node the insert used");
 	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
-	t_insert_new(&tree, 1UL << 20);  /* grows: several nodes */
+	t_insert_new(&atomic, 1UL << 20);  /* grows: a new top node */
 	radix_tree_preload_end();
 	before = stats();
 	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
 	radix_tree_preload_end();
 	after = stats();
-	cr_assert_leq(after.nodes_allocated - before.nodes_allocated, 2 * RT_MAX_LEVELS);
+	cr_assert_geq(after.nodes_allocated - before.nodes_allocated, 1);
+	cr_assert_leq(after.nodes_allocated - before.nodes_allocated, RT_INSERT_MAX_NODES);
 	cr_assert_geq(after.nodes_reserved, RT_PRELOAD_SIZE);
+	cr_assert_leq(after.bytes_reserved, 16384, "a filled reserve holds %lu bytes",
+		      after.bytes_reserved);
+	t_empty(&atomic);
 	t_finish(&tree);
 }
 
@@ -168,7 +188,7 @@ Test(preload, flush_inside_a_window_keeps_the_reserve)
 	radix_tree_preload_end();
 	rcuradix_thread_cache_flush();  /* outside the window: drained */
 	cr_assert_eq(stats().nodes_reserved, 0);
-	t_finish(&atomic);
+	t_empty(&atomic);
 	t_finish(&tree);
 }
 
@@ -387,6 +407,14 @@ static unsigned int oom_keys(unsigned long *keys)
 	keys[n++] = ULONG_MAX / 3;
 	keys[n++] = (1UL << 33) + 7;
 	keys[n++] = RT_MAP_SIZE * RT_MAP_SIZE + 1;
+	/* A leaf filled one key at a time: a compact leaf copied into larger
+	 * classes, then into a full node. */
+	for (unsigned long k = 2; k < RT_MAP_SIZE; k++)
+		keys[n++] = k;
+	/* More spread keys than a compact node holds: groups of them move
+	 * into new children, and keys leave the compressed paths. */
+	for (unsigned long i = 1; i <= RT_C_MAX_ENTRIES + 8; i++)
+		keys[n++] = (i * 0x9e3779b97f4a7c15UL) >> 8;
 	return n;
 }
 
@@ -414,14 +442,16 @@ static void tree_equals_model(const struct model *m)
 
 /*
  * Run the workload with the @nth node allocation failing (0: none); returns
- * how many inserts failed.  The thread's reserve is emptied before each
- * insert so that every insert asks the allocator for its nodes and a
- * failure can land on any of them.  With @preload, preload first (retrying
- * while the preload itself fails): the insert must then succeed.
+ * how many inserts failed.  A GFP_KERNEL insert asks the allocator for its
+ * nodes and falls back on the thread's reserve; without @preload the
+ * reserve is emptied before each insert, so that a failure can land on any
+ * node and fail the insert.  With @preload, preload first (retrying while
+ * the preload itself fails, which refills only what the previous insert
+ * took): the insert must then succeed.
  */
 static unsigned int oom_run(unsigned long nth, bool preload)
 {
-	unsigned long keys[64];
+	unsigned long keys[256];
 	unsigned int nkeys = oom_keys(keys), failed = 0;
 	struct model m;
 
@@ -432,7 +462,8 @@ static unsigned int oom_run(unsigned long nth, bool preload)
 			struct titem *item = titem_new(keys[i]);
 			int ret;
 
-			rcuradix_thread_cache_flush();
+			if (!preload)
+				rcuradix_thread_cache_flush();
 			if (preload)
 				while (radix_tree_preload(GFP_KERNEL) != 0)
 					;

@@ -8,6 +8,7 @@
  * gang lookups while a writer retags and deletes.
  */
 #include "helpers.h"
+#include "tag.h"
 #include "model.h"
 
 #include <errno.h>
@@ -22,10 +23,10 @@ static bool path_tagged(unsigned long key, unsigned int tag)
 	bool tagged = false;
 
 	radix_tree_lock(&tree);
-	if (rt_descend(&tree, key, &path)) {
+	if (rt_descend(&tree, key, &path, NULL)) {
 		tagged = (tree.tags >> tag) & 1UL;
 		for (unsigned int d = 0; d < path.depth; d++)
-			if (!(path.step[d].node->tags[tag] & (1UL << path.step[d].offset)))
+			if (!((rt_step_tags(&tree, &path.step[d], tag) >> path.step[d].pos) & 1UL))
 				tagged = false;
 	}
 	radix_tree_unlock(&tree);
@@ -662,34 +663,39 @@ static void c_visit(struct c_walk *w, unsigned long key, const struct citem *it)
 
 /*
  * Batches of 32 from the key after the last item seen.  A slot emptied
- * since its batch was found has no key to check; the next batch starts
- * after the last item seen, so it may return such keys again (ascending
- * all the same).  Each full batch holds stable keys (at most 15 other keys
- * lie between two), so every batch advances.
+ * since its batch was found was deleted or moved (guarantee C: "look it up
+ * again"), and has no key to check: the walk looks again from the key
+ * after the last item seen, which may return such keys again (ascending
+ * all the same).  Each batch, or each look again, passes at least one
+ * stable key or ends (at most 15 other keys lie between two).
  */
 static void c_gang_walk(struct c_walk *w)
 {
 	void **slots[32];
 	unsigned long next = 0, steps = 0;
 	unsigned int n;
+	bool again;
 
 	do {
+		again = false;
 		n = radix_tree_gang_lookup_tag_slot(&tree, slots, next, 32, 0);
 		for (unsigned int i = 0; i < n; i++) {
 			struct citem *it = rcu_dereference(*slots[i]);
 			unsigned long key;
 
-			if (!it)
-				continue;
+			if (!it) {
+				again = true;
+				break;
+			}
 			key = CMM_LOAD_SHARED(it->t.key);
 			if (key < next)
 				c_error("key before the first index", key);
 			c_visit(w, key, it);
 			next = key + 1;
 		}
-		if (++steps > C_KEYS)
+		if (++steps > 4 * C_KEYS)
 			c_error("walk does not terminate", next);
-	} while (n == 32 && steps <= C_KEYS);
+	} while ((n == 32 || again) && steps <= 4 * C_KEYS);
 }
 
 static void c_tagged_walk(struct c_walk *w)

@@ -195,6 +195,7 @@ struct radix_tree_root {
 	unsigned long owner;    /* private. thread holding lock, 0 if none. W: lock holder */
 	unsigned long nr_nodes; /* private. nodes linked in this tree. W, R: tree lock */
 	unsigned long nr_items; /* private. items stored in this tree. W, R: tree lock */
+	void *retired;          /* private. nodes unlinked in this lock hold. W, R: tree lock */
 	unsigned int depth;     /* private. lock recursion depth. W, R: lock holder */
 };
 
@@ -205,7 +206,7 @@ struct radix_tree_root {
 /* Positional on purpose: valid in C and C++. */
 #define RADIX_TREE_INIT(name, mask)						\
 	{ { 0 }, NULL, 0UL, &urcu_memb_flavor, (mask), 0U, RADIX_TREE_INITIALISED_,	\
-	  { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, 0U }
+	  { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, NULL, 0U }
 
 /* RADIX_TREE(name, gfp_mask): define and initialise a tree, static or automatic. */
 #define RADIX_TREE(name, mask) \
@@ -544,8 +545,8 @@ RCURADIX_API void radix_tree_preload_end(void);
 
 /* Memory of one tree. */
 struct radix_tree_memstat {
-	unsigned long nodes;       /* nodes linked in the tree */
-	unsigned long node_bytes;  /* nodes x node size */
+	unsigned long nodes;       /* nodes linked in the tree (of every size) */
+	unsigned long node_bytes;  /* the sum of their sizes */
 	unsigned long bytes;       /* node_bytes plus the allocator's share */
 };
 
@@ -567,13 +568,21 @@ struct rcuradix_stats {
 	unsigned long nodes_pending;    /* queued with call_rcu, not yet freed */
 	unsigned long nodes_pending_peak; /* highest nodes_pending this call has returned */
 	unsigned long alloc_failures;   /* counter: allocator failures (incl. injected) */
-	unsigned long node_size;        /* bytes per node */
+	unsigned long node_size;        /* bytes of a full node (nodes come in several sizes) */
 	unsigned long backing_bytes;    /* bytes held from the underlying allocator */
+	/* The same in bytes: nodes come in sizes from 64 bytes to a full node's
+	 * and beyond, so node counts do not give memory. */
+	unsigned long bytes_allocated;  /* counter: bytes of the nodes allocated */
+	unsigned long bytes_freed;      /* counter: bytes of the nodes freed */
+	unsigned long bytes_live;       /* allocated - freed */
+	unsigned long bytes_reserved;   /* bytes of the nodes in preload reserves */
+	unsigned long bytes_pending;    /* bytes of the nodes queued with call_rcu */
 };
 
 /**
  * rcuradix_get_stats() - read the library-wide node counters.
- * @size: sizeof(*@stats) as the caller knows it (ABI growth).
+ * @size: sizeof(*@stats) as the caller knows it (ABI growth): a caller built
+ *        before the bytes_ fields existed gets the fields it knows.
  *
  * Each thread counts in its own record (no counter line is shared between
  * threads); this call adds up the records of live threads and the totals
