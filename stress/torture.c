@@ -35,7 +35,9 @@
  * A writer sets an item's tag flag before tagging it and clears the flag
  * after clearing the tag, so a tagged lookup may only return items whose
  * "ever tagged" flag is set, and under the tree lock a tagged item's
- * current flag must be set.
+ * current flag must be set.  A slot read outside the tree lock holds the
+ * item, or NULL once the item was deleted or the slot's node replaced: a
+ * stable key's slot that reads NULL must be found by a fresh lookup.
  *
  * Errors are counted in the threads; main prints a SUMMARY line and exits
  * non-zero on any error or leak.  --scenario runs one of the regression
@@ -287,6 +289,7 @@ struct reader {
 	unsigned long *last_gen; /* newest generation seen per owned id */
 	unsigned long ops[NR_ROPS];
 	unsigned long tag_checks, tag_checks_moot; /* flags checked / skipped (deletes ran) */
+	unsigned long relookups; /* stable slots read NULL, then found again */
 	struct tbeat beat;
 } __attribute__((aligned(64)));
 
@@ -297,6 +300,7 @@ struct writer {
 	unsigned long *own_ids, nr_own;
 	unsigned long *blocks, nr_blocks; /* first id of each own block */
 	unsigned long ops[NR_WOPS];
+	unsigned long relookups; /* own slots read NULL, then found again */
 	struct tbeat beat;
 	bool draining;
 } __attribute__((aligned(64)));
@@ -368,6 +372,26 @@ static bool key_is_stable(unsigned long key)
 }
 
 /*
+ * A slot of stable @key read NULL.  A slot held by a reader reads the item,
+ * or NULL once the item was deleted or the slot's node replaced (a copy
+ * then holds the item: look it up again).  Stable items are never deleted,
+ * so a fresh lookup must find this one (and, when @tagged, its tag 0).
+ */
+static void reader_relookup(struct reader *r, unsigned long key, bool tagged, const char *what)
+{
+	void *p = radix_tree_lookup(&tree, key);
+
+	tcount(&r->relookups);
+	if (!p)
+		terror("reader %u: %s: stable key %#lx: its slot reads NULL and a fresh lookup "
+		       "misses it", r->idx, what, key);
+	else if (reader_item(r, p, key, what) && tagged &&
+		 radix_tree_tag_get(&tree, key, STABLE_TAG) != 1)
+		terror("reader %u: %s: stable key %#lx: its slot reads NULL and it lost tag %u",
+		       r->idx, what, key, STABLE_TAG);
+}
+
+/*
  * Deletions so far.  A tagged lookup may legitimately return an item that
  * never bore the tag: it read the tag bit of a slot whose tagged item was
  * then deleted, and the slot's new (untagged) item.  Writers count every
@@ -425,6 +449,7 @@ struct seq_check {
 	struct reader *r;
 	const char *what;
 	unsigned long first, prev, next_stable;
+	unsigned int nulls; /* slots read NULL whose key the lookup did not report */
 	bool any, tagged, reported;
 };
 
@@ -434,6 +459,7 @@ static void seq_begin(struct seq_check *sc, struct reader *r, const char *what,
 	sc->r = r;
 	sc->what = what;
 	sc->first = first;
+	sc->nulls = 0;
 	sc->any = false;
 	sc->reported = false;
 	sc->tagged = stable_tagged_only;
@@ -447,6 +473,29 @@ static void seq_fail(struct seq_check *sc, const char *why, unsigned long key)
 		terror("reader %u: %s from %#lx: %s (key %#lx)", sc->r->idx, sc->what, sc->first,
 		       why, key);
 	sc->reported = true;
+}
+
+/*
+ * The stable key of sc->next_stable is missing from the result: an error,
+ * unless a slot read NULL without a key (gang_lookup_tag_slot) may have
+ * been its slot; then a fresh lookup must find it (reader_relookup()).
+ */
+static void seq_missing(struct seq_check *sc, const char *why)
+{
+	unsigned long key = key_of(sc->next_stable);
+
+	if (sc->nulls) {
+		sc->nulls--;
+		reader_relookup(sc->r, key, sc->tagged, sc->what);
+		return;
+	}
+	seq_fail(sc, why, key);
+}
+
+/* A slot read NULL, key unknown: it stands for at most one stable key. */
+static void seq_null(struct seq_check *sc)
+{
+	sc->nulls++;
 }
 
 /* Returns false if @key breaks the order (the caller stops looking). */
@@ -463,7 +512,7 @@ static bool seq_key(struct seq_check *sc, unsigned long key)
 	sc->any = true;
 	sc->prev = key;
 	while (sc->next_stable < opt.keys && key_of(sc->next_stable) < key) {
-		seq_fail(sc, "skipped a stable key", key_of(sc->next_stable));
+		seq_missing(sc, "skipped a stable key");
 		sc->next_stable = next_stable(sc->next_stable + 1, sc->tagged);
 	}
 	if (sc->next_stable < opt.keys && key_of(sc->next_stable) == key)
@@ -474,8 +523,14 @@ static bool seq_key(struct seq_check *sc, unsigned long key)
 /* @complete: the lookup returned fewer than asked, or the walk ended. */
 static void seq_end(struct seq_check *sc, bool complete)
 {
-	if (complete && sc->next_stable < opt.keys)
-		seq_fail(sc, "ended before a stable key", key_of(sc->next_stable));
+	while (complete && sc->next_stable < opt.keys) {
+		bool excused = sc->nulls > 0;
+
+		seq_missing(sc, "ended before a stable key");
+		if (!excused)
+			break;
+		sc->next_stable = next_stable(sc->next_stable + 1, sc->tagged);
+	}
 }
 
 /* ---- reader operations ------------------------------------------------- */
@@ -531,9 +586,10 @@ static void r_lookup_slot(struct reader *r)
 	tcount(&r->ops[R_SLOT]);
 	if (p)
 		reader_item(r, p, key, "lookup_slot");
+	else if (is_stable(id) && slot)
+		reader_relookup(r, key, false, "lookup_slot");
 	else if (is_stable(id))
-		terror("reader %u: lookup_slot(%#lx): stable key %s", r->idx, key,
-		       slot ? "slot reads NULL" : "missing");
+		terror("reader %u: lookup_slot(%#lx): stable key missing", r->idx, key);
 }
 
 static void r_never(struct reader *r)
@@ -609,14 +665,15 @@ static void r_gang_any(struct reader *r, bool slots, bool tagged)
 				return;
 			if (!p) {
 				if (key_is_stable(indices[i]))
-					terror("reader %u: %s: stable key %#lx reads NULL", r->idx,
-					       what, indices[i]);
+					reader_relookup(r, indices[i], false, what);
 				continue;
 			}
 			item = reader_item(r, p, indices[i], what);
 		} else {
-			if (slots && !p)
+			if (slots && !p) {
+				seq_null(&sc);
 				continue;
+			}
 			item = reader_item_any(r, p, what);
 			if (item && !seq_key(&sc, item->key))
 				return;
@@ -656,7 +713,7 @@ static void r_iter(struct reader *r)
 		if (p)
 			reader_item(r, p, key, "for_each_slot");
 		else if (key_is_stable(key))
-			terror("reader %u: for_each_slot: stable key %#lx reads NULL", r->idx, key);
+			reader_relookup(r, key, false, "for_each_slot");
 		if (++seen == limit) {
 			complete = false;
 			break;
@@ -693,8 +750,12 @@ static void r_iter_tagged(struct reader *r)
 
 		if (!seq_key(&sc, key))
 			return;
-		if (p && (item = reader_item(r, p, key, "for_each_tagged")))
+		if (!p) {
+			if (key_is_stable(key))
+				reader_relookup(r, key, tag == STABLE_TAG, "for_each_tagged");
+		} else if ((item = reader_item(r, p, key, "for_each_tagged"))) {
 			reader_check_tagged(r, item, tag, "for_each_tagged", epoch);
+		}
 		if (++seen == limit) {
 			complete = false;
 			break;
@@ -996,17 +1057,27 @@ static void w_tag_clear(struct writer *w)
 	}
 }
 
-/* Exact reads of an owned key: only this writer changes it. */
+/*
+ * Exact reads of an owned key: only this writer changes it.  Other writers
+ * may replace the node of its slot meanwhile, and the slot then reads NULL:
+ * a fresh lookup must find the item again.
+ */
 static void w_check_key(struct writer *w, unsigned long id, const char *when)
 {
 	unsigned long key = key_of(id);
 	struct mslot *m = &model[id];
 	void *got = radix_tree_lookup(&tree, key);
 	void **slot = radix_tree_lookup_slot(&tree, key);
+	/* Pairs with the writers' rcu_assign_pointer of the item. */
+	void *via_slot = slot ? rcu_dereference(*slot) : NULL;
 
-	if (got != m->item || (slot ? rcu_dereference(*slot) : NULL) != m->item)
-		terror("writer %u: %s: lookup(%#lx) = %p, slot %p, model holds %p", w->idx, when,
-		       key, got, (void *)slot, (void *)m->item);
+	if (slot && !via_slot && m->item) {
+		tcount(&w->relookups);
+		via_slot = radix_tree_lookup(&tree, key);
+	}
+	if (got != m->item || via_slot != m->item)
+		terror("writer %u: %s: lookup(%#lx) = %p, slot %p (then %p), model holds %p",
+		       w->idx, when, key, got, (void *)slot, via_slot, (void *)m->item);
 	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
 		int want = m->item && (m->tags & (1UL << tag));
 		int t = radix_tree_tag_get(&tree, key, tag);
@@ -1654,6 +1725,7 @@ static unsigned long final_check(void)
 static int summary(double elapsed, unsigned long present)
 {
 	unsigned long r[NR_ROPS], w[NR_WOPS], tag_checks = 0, tag_checks_moot = 0;
+	unsigned long relookups = 0;
 	char ops[2048];
 	size_t len = 0;
 
@@ -1661,7 +1733,10 @@ static int summary(double elapsed, unsigned long present)
 	for (unsigned int i = 0; i < opt.readers; i++) {
 		tag_checks += readers[i].tag_checks;
 		tag_checks_moot += readers[i].tag_checks_moot;
+		relookups += readers[i].relookups;
 	}
+	for (unsigned int i = 0; i < opt.writers; i++)
+		relookups += writers[i].relookups;
 	for (unsigned int k = 0; k < NR_ROPS && len < sizeof(ops); k++)
 		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", rop_names[k], r[k]);
 	for (unsigned int k = 0; k < NR_WOPS && len < sizeof(ops); k++)
@@ -1669,10 +1744,10 @@ static int summary(double elapsed, unsigned long present)
 	return tsummary(opt.fl, elapsed,
 			" distribution=%s readers=%u writers=%u keys=%lu chaos=%lu gang=%u tags=%u "
 			"yield=%d reads=%lu writes=%lu%s tag_flag_checks=%lu "
-			"tag_flag_checks_moot=%lu items_at_end=%lu", dist_names[opt.dist],
-			opt.readers, opt.writers, opt.keys, opt.chaos, opt.gang, opt.tags, opt.yield,
-			total(r, NR_ROPS), total(w, NR_WOPS), ops, tag_checks, tag_checks_moot,
-			present);
+			"tag_flag_checks_moot=%lu null_slot_relookups=%lu items_at_end=%lu",
+			dist_names[opt.dist], opt.readers, opt.writers, opt.keys, opt.chaos, opt.gang,
+			opt.tags, opt.yield, total(r, NR_ROPS), total(w, NR_WOPS), ops, tag_checks,
+			tag_checks_moot, relookups, present);
 }
 
 static int torture(void)
