@@ -275,11 +275,11 @@ static const char *const rop_names[NR_ROPS] = {
 
 enum wop {
 	W_INSERT, W_DELETE, W_TAG_SET, W_TAG_CLEAR, W_VERIFY, W_PRELOAD, W_REPLACE,
-	W_RANGE_TAG, W_ITER_DELETE, W_CHAOS, NR_WOPS
+	W_REPLACE_CHURN, W_RANGE_TAG, W_ITER_DELETE, W_CHAOS, NR_WOPS
 };
 static const char *const wop_names[NR_WOPS] = {
 	"insert", "delete", "tag_set", "tag_clear", "verify", "preload_group", "replace_slot",
-	"range_tag", "iter_delete", "chaos",
+	"replace_slot_churn", "range_tag", "iter_delete", "chaos",
 };
 
 struct reader {
@@ -1167,14 +1167,72 @@ static void **w_find_slot(struct writer *w, unsigned long key)
 	return NULL;
 }
 
+/* Is @id one of this writer's own ids? */
+static bool w_owns(struct writer *w, unsigned long id)
+{
+	return id < opt.keys && is_owned(id) && owner_of(id) == w->idx;
+}
+
+/*
+ * Under the lock, between taking the slot of @id and replacing its item:
+ * insert or delete (draining: only delete) one to four other own ids,
+ * mostly within 8 ids of @id, so that the slot's node may meanwhile grow,
+ * split, be replaced or lose its neighbours.  The slot stays usable for
+ * radix_tree_replace_slot() across them.
+ */
+static void w_churn_others(struct writer *w, unsigned long id)
+{
+	unsigned int nr = 1 + (unsigned int)trand_below(&w->rng, 4);
+
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned long other, d = 1 + trand_below(&w->rng, 8);
+		struct mslot *m;
+
+		if (trand_below(&w->rng, 4) == 0)
+			other = w_pick(w);
+		else
+			other = trand_below(&w->rng, 2) ? id + d : id - d; /* may wrap: not owned */
+		if (other == id || !w_owns(w, other))
+			continue;
+		m = &model[other];
+		if (m->item) {
+			void *got = radix_tree_delete(&tree, key_of(other));
+
+			if (got != m->item)
+				terror("writer %u: locked delete(%#lx) = %p, model holds %p", w->idx,
+				       key_of(other), got, (void *)m->item);
+			w_forget(m);
+		} else if (!w->draining) {
+			struct titem *item = w_new_item(other);
+			int ret = radix_tree_insert(&tree, key_of(other), item);
+
+			if (ret) {
+				terror("writer %u: locked insert(%#lx) = %d, model says absent",
+				       w->idx, key_of(other), ret);
+				titem_free_now(item);
+				continue;
+			}
+			m->item = item;
+			m->tags = 0;
+		}
+	}
+}
+
+/*
+ * replace_slot under the lock, of a slot found by lookup_slot or
+ * gang_lookup_slot; half the time other own keys change between finding
+ * the slot and replacing (w_churn_others()).  Then lookup and lookup_slot
+ * must return the new item, and the tags stay.
+ */
 static void w_replace(struct writer *w)
 {
 	unsigned long id = w_pick(w), key = key_of(id);
 	struct mslot *m = &model[id];
 	struct titem *old = m->item, *item;
+	bool churn = trand_below(&w->rng, 2);
 	void **slot;
 
-	tcount(&w->ops[W_REPLACE]);
+	tcount(&w->ops[churn ? W_REPLACE_CHURN : W_REPLACE]);
 	radix_tree_lock(&tree);
 	slot = w_find_slot(w, key);
 	if (!old || !slot || *slot != old) {
@@ -1184,11 +1242,18 @@ static void w_replace(struct writer *w)
 		radix_tree_unlock(&tree);
 		return;
 	}
+	if (churn)
+		w_churn_others(w, id);
 	item = w_successor(old, ++gens[id]);
 	radix_tree_replace_slot(&tree, slot, item);
-	if (radix_tree_lookup(&tree, key) != item)
-		terror("writer %u: lookup(%#lx) after replace_slot misses the new item", w->idx,
-		       key);
+	slot = radix_tree_lookup_slot(&tree, key);
+	if (radix_tree_lookup(&tree, key) != item || !slot || *slot != item)
+		terror("writer %u: lookup(%#lx) after replace_slot%s misses the new item", w->idx,
+		       key, churn ? " (other keys changed since lookup_slot)" : "");
+	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+		if (radix_tree_tag_get(&tree, key, tag) != !!(m->tags & (1UL << tag)))
+			terror("writer %u: tag_get(%#lx, %u) after replace_slot%s differs from the "
+			       "model", w->idx, key, tag, churn ? " (with churn)" : "");
 	radix_tree_unlock(&tree);
 	m->item = item;
 	/* Readers may still hold the old item. */
@@ -1329,6 +1394,36 @@ static void chaos_check(struct writer *w, const void *p, unsigned long key, cons
 		terror("writer %u: chaos %s(%#lx): %s", w->idx, what, key, why);
 }
 
+/* Under the lock: toggle one to three other chaos ids (delete the item
+ * there, or insert one), as w_churn_others() does for own ids. */
+static void chaos_churn_others(struct writer *w, unsigned long id)
+{
+	unsigned int nr = 1 + (unsigned int)trand_below(&w->rng, 3);
+
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned long other = trand_below(&w->rng, opt.chaos), key = key_of(other);
+		void *got;
+
+		if (other == id)
+			continue;
+		got = radix_tree_delete(&tree, key);
+		if (got) {
+			note_delete();
+			chaos_check(w, got, key, "locked delete");
+			titem_free_rcu(opt.fl, got);
+		} else {
+			struct titem *item = chaos_new(other);
+			int ret = radix_tree_insert(&tree, key, item);
+
+			if (ret) {
+				terror("writer %u: chaos locked insert(%#lx) after a miss = %d",
+				       w->idx, key, ret);
+				titem_free_now(item);
+			}
+		}
+	}
+}
+
 static void w_chaos(struct writer *w)
 {
 	unsigned long id = trand_below(&w->rng, opt.chaos), key = key_of(id);
@@ -1383,12 +1478,14 @@ static void w_chaos(struct writer *w)
 			flags_clear(item, 1UL << tag);
 		radix_tree_unlock(&tree);
 		return;
-	case 6: /* replace_slot under the lock */
+	case 6: /* replace_slot under the lock, maybe after changing other keys */
 		radix_tree_lock(&tree);
 		slot = w_find_slot(w, key);
 		if (slot) {
 			old = *slot;
 			chaos_check(w, old, key, "locked lookup_slot");
+			if (trand_below(&w->rng, 2))
+				chaos_churn_others(w, id);
 			item = w_successor(old, uatomic_add_return(&gens[id], 1));
 			radix_tree_replace_slot(&tree, slot, item);
 			if (radix_tree_lookup(&tree, key) != item)
