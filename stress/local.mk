@@ -45,7 +45,19 @@ TORTURE_CASES = \
 	stress/cases/grow-shrink-far-64-qsbr.torture \
 	stress/cases/grow-shrink-far-8.torture \
 	stress/cases/tagged-iter-64.torture \
-	stress/cases/tagged-iter-8-qsbr.torture
+	stress/cases/tagged-iter-8-qsbr.torture \
+	stress/cases/memb-prefix-64.torture \
+	stress/cases/qsbr-prefix-8.torture \
+	stress/cases/qsbr-onebit-64.torture \
+	stress/cases/memb-onebit-8.torture \
+	stress/cases/memb-runs-64.torture \
+	stress/cases/qsbr-runs-8.torture \
+	stress/cases/qsbr-clustered64-64.torture \
+	stress/cases/memb-clustered64-8.torture \
+	stress/cases/memb-uniform64-64.torture \
+	stress/cases/qsbr-uniform64-8.torture \
+	stress/cases/qsbr-mixed-64.torture \
+	stress/cases/memb-mixed-8.torture
 
 TESTS += $(TORTURE_CASES)
 TEST_EXTENSIONS += .torture

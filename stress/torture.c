@@ -9,17 +9,21 @@
  * Key numbers ("ids") 0 .. keys-1 map to keys by a strictly increasing
  * function chosen by --distribution (dense: id; clustered: runs of 48 keys
  * 2^20 apart; sparse: spread over the whole key space, 0 and ULONG_MAX
- * included).  Because the map is monotonic, a run of ids is a key range
- * holding no other id's key.  Roles:
+ * included; prefix, onebit, runs, clustered64, uniform64 and mixed: a
+ * table of keys drawn from the seed, see "the key table").  Because the map
+ * is monotonic, a run of ids is a key range holding no other id's key.
+ * Roles:
  *   chaos   ids [0, --chaos): mutated by every writer (plain calls, and
  *           groups under radix_tree_lock); checked by reader invariants and
  *           by exact checks made while holding the tree lock.
  *   stable  every 8th id above the chaos range, in every other run of 256
- *           ids (in the others whole subtrees empty out and are freed):
- *           inserted before the run, never touched; every 16th bears tag
- *           0.  Readers must always find them, and gang lookups and walks
- *           must never skip them.
- *   owned   the rest, in blocks of 32 ids dealt round-robin to writers.
+ *           ids (in the others whole subtrees empty out and are freed),
+ *           and with --distribution onebit the base keys: inserted before
+ *           the run, never touched; every other one bears tag 0.  Readers
+ *           must always find them, and gang lookups and walks must never
+ *           skip them.
+ *   owned   the rest, in blocks of 32 ids (160 with --distribution runs)
+ *           dealt round-robin to writers.
  *           A block's owner alone changes its keys and keeps an exact
  *           model: insert returns -EEXIST exactly when the model holds the
  *           key, delete returns the item it inserted, tags match.
@@ -35,7 +39,9 @@
  * A writer sets an item's tag flag before tagging it and clears the flag
  * after clearing the tag, so a tagged lookup may only return items whose
  * "ever tagged" flag is set, and under the tree lock a tagged item's
- * current flag must be set.
+ * current flag must be set.  A slot read outside the tree lock holds the
+ * item, or NULL once the item was deleted or the slot's node replaced: a
+ * stable key's slot that reads NULL must be found by a fresh lookup.
  *
  * Errors are counted in the threads; main prints a SUMMARY line and exits
  * non-zero on any error or leak.  --scenario runs one of the regression
@@ -55,7 +61,9 @@
 
 #define STABLE_EVERY 8UL   /* every 8th non-chaos id is stable, */
 #define STABLE_REGION 256UL /* in every other run of 256 ids */
-#define BLOCK 32UL         /* ids per ownership block */
+#define BLOCK 32UL         /* ids per ownership block, */
+#define RUN_BLOCK 160UL    /* with --distribution runs (w_run grows runs in a block) */
+#define MAX_BLOCK RUN_BLOCK
 #define STABLE_TAG 0U      /* tag borne by every other stable item */
 #define NEVER_SPAN 4096UL
 #define CLUSTER_IDS 48UL
@@ -64,8 +72,26 @@
 #define IDLE_EVERY 65536UL /* readers go idle (QSBR: offline) this often */
 #define MAX_GANG 256U
 
-enum distribution { DIST_DENSE, DIST_CLUSTERED, DIST_SPARSE };
-static const char *const dist_names[] = { "dense", "clustered", "sparse" };
+/* The distributions from DIST_PREFIX on draw their keys into a table. */
+enum distribution {
+	DIST_DENSE, DIST_CLUSTERED, DIST_SPARSE, DIST_PREFIX, DIST_ONEBIT, DIST_RUNS,
+	DIST_CLUSTERED64, DIST_UNIFORM64, DIST_MIXED, NR_DISTS
+};
+static const char *const dist_names[NR_DISTS] = {
+	"dense", "clustered", "sparse", "prefix", "onebit", "runs", "clustered64", "uniform64",
+	"mixed",
+};
+static const char *const dist_help[NR_DISTS] = {
+	"consecutive keys from 0",
+	"runs of 48 keys 2^20 apart",
+	"all 64 bits, 0 and ULONG_MAX included",
+	"groups sharing long random prefixes",
+	"stable keys k, churned keys k ^ (1UL << b)",
+	"runs of consecutive keys, grown and shrunk",
+	"runs of 64 keys at random bases below 2^40",
+	"uniform random 64-bit keys",
+	"prefix to uniform64 at once",
+};
 
 static struct {
 	unsigned int readers, writers, gang, tags;
@@ -83,10 +109,38 @@ static struct {
 
 static struct radix_tree_root tree;
 static int stop;
+/* Ids per ownership block: BLOCK, or RUN_BLOCK with --distribution runs. */
+static unsigned long block_ids = BLOCK;
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		fprintf(stderr, "torture: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
 
 /* ---- the key map ------------------------------------------------------- */
 
 static unsigned long sparse_stride;
+
+static bool dist_tabled(void)
+{
+	return opt.dist >= DIST_PREFIX;
+}
+
+/* The key table (see build_key_table()): keys ascending, per-id stable
+ * roles, the next stable (tagged) id at or above each id, never keys. */
+#define ROLE_STABLE 1U
+#define ROLE_STABLE_TAGGED 2U
+#define NEVER_TABLE 4096UL
+static unsigned long *key_table;
+static unsigned char *role_table;
+static uint32_t *next_stable_table[2]; /* --keys <= 2^24 */
+static unsigned long never_table[NEVER_TABLE];
 
 static unsigned long mix64(unsigned long x)
 {
@@ -107,8 +161,10 @@ static unsigned long key_of(unsigned long id)
 		/* Jitter below half a stride: the upper half stays empty for
 		 * never_key(). */
 		return id * sparse_stride + (id ? mix64(id) % (sparse_stride / 2) : 0);
-	default:
+	case DIST_DENSE:
 		return id;
+	default:
+		return key_table[id];
 	}
 }
 
@@ -127,8 +183,10 @@ static unsigned long never_key(uint64_t r)
 
 		return i * sparse_stride + sparse_stride / 2 + (r / opt.keys) % (sparse_stride / 4);
 	}
-	default:
+	case DIST_DENSE:
 		return opt.keys + r % NEVER_SPAN;
+	default:
+		return never_table[r % NEVER_TABLE];
 	}
 }
 
@@ -176,11 +234,15 @@ static bool on_stable_grid(unsigned long id, unsigned long step)
 
 static bool is_stable(unsigned long id)
 {
+	if (dist_tabled())
+		return role_table[id] & ROLE_STABLE;
 	return on_stable_grid(id, STABLE_EVERY);
 }
 
 static bool is_stable_tagged(unsigned long id)
 {
+	if (dist_tabled())
+		return role_table[id] & ROLE_STABLE_TAGGED;
 	return on_stable_grid(id, 2 * STABLE_EVERY);
 }
 
@@ -191,7 +253,7 @@ static bool is_owned(unsigned long id)
 
 static unsigned int owner_of(unsigned long id)
 {
-	return (unsigned int)(((id - opt.chaos) / BLOCK) % opt.writers);
+	return (unsigned int)(((id - opt.chaos) / block_ids) % opt.writers);
 }
 
 /* Smallest stable (tagged: stable-tagged) id >= @id, or opt.keys. */
@@ -199,6 +261,8 @@ static unsigned long next_stable(unsigned long id, bool tagged)
 {
 	unsigned long step = tagged ? 2 * STABLE_EVERY : STABLE_EVERY;
 
+	if (dist_tabled())
+		return id < opt.keys ? next_stable_table[tagged][id] : opt.keys;
 	if (id < opt.chaos)
 		id = opt.chaos;
 	while (id < opt.keys) {
@@ -214,6 +278,236 @@ static unsigned long next_stable(unsigned long id, bool tagged)
 		id += step - r;  /* the grid's next id, maybe in the next region */
 	}
 	return opt.keys;
+}
+
+/* ---- the key table ----------------------------------------------------- */
+
+/*
+ * The tabled distributions draw opt.keys distinct keys from the seed, in
+ * groups of one shape each, then sort them: the map stays strictly
+ * increasing, and a run replays with its seed.  Shapes (each forces node
+ * transitions: prefix splits, growth past a node's capacity, emptying):
+ *   prefix       groups of 1 to 192 keys under a prefix with 20 low bits
+ *                clear; the group prefixes of one family (three families)
+ *                differ from the family's random root in the bits below a
+ *                random bit 21 to 64, so two groups share anything from 0
+ *                to 43 top bits.  Suffixes step by 1 to 1000, jittered.
+ *   onebit       a base key k (0, then ULONG_MAX, then random) and the 64
+ *                keys k ^ (1UL << b).  Bases are stable, the others are not,
+ *                so that the owned and chaos keys, each one bit away from a
+ *                stable key, branch off its path at every level.
+ *   runs         runs of 1 to 300 consecutive keys below 2^48, a quarter of
+ *                them 64 or 128 keys aligned on 64; writers grow and shrink
+ *                them (w_run()).
+ *   clustered64  runs of 64 consecutive keys at random bases below 2^40,
+ *                half of them aligned on 64.
+ *   uniform64    uniform random 64-bit keys.
+ *   mixed        each group of a shape drawn at random.
+ * Roles: onebit bases are stable (every other one tagged), their one-bit
+ * neighbours never; every other key takes its id's role on the stable grid.
+ * Never keys are drawn next to the keys: k + 1, k - 1, k + or - 2..63, k
+ * with one bit flipped, or uniform, whenever no id has that key.
+ */
+enum shape { SHAPE_PREFIX, SHAPE_ONEBIT, SHAPE_RUNS, SHAPE_CLUSTERED64, SHAPE_UNIFORM64,
+	     NR_SHAPES };
+
+/* Kinds, in the order a duplicate key keeps the larger one. */
+enum { KIND_PLAIN, KIND_FLIP, KIND_BASE };
+
+struct tkey {
+	unsigned long key;
+	unsigned int kind;
+};
+
+#define TABLE_STREAM 5000 /* RNG stream of the table (readers 0.., writers 1000..) */
+#define PREFIX_SUFFIX_BITS 20
+#define PREFIX_FAMILIES 3
+#define PREFIX_MAX_IDS 192UL
+#define RUN_MAX_IDS 300UL
+#define CLUSTER64_IDS 64UL
+#define CLUSTER64_SPACE (1UL << 40)
+
+static unsigned long prefix_roots[PREFIX_FAMILIES];
+
+static size_t emit_prefix(struct trng *rng, struct tkey *out, size_t room)
+{
+	static const unsigned long strides[] = { 1, 1, 1, 2, 3, 5, 8, 63, 64, 65, 1000 };
+	unsigned long root = prefix_roots[trand_below(rng, PREFIX_FAMILIES)];
+	unsigned int top = PREFIX_SUFFIX_BITS + 1 +
+			   (unsigned int)trand_below(rng, 64 - PREFIX_SUFFIX_BITS);
+	unsigned long below = top == 64 ? ~0UL : (1UL << top) - 1;
+	unsigned long base = (root ^ (trand(rng) & below)) & ~((1UL << PREFIX_SUFFIX_BITS) - 1);
+	unsigned long stride = strides[trand_below(rng, sizeof(strides) / sizeof(strides[0]))];
+	size_t n = 1 + trand_below(rng, PREFIX_MAX_IDS);
+	unsigned long start;
+
+	if (n > room)
+		n = room;
+	/* The last suffix stays below 2^20: start + n * stride <= 2^20. */
+	start = trand_below(rng, 2) ? 0
+				    : trand_below(rng, (1UL << PREFIX_SUFFIX_BITS) - n * stride);
+	for (size_t j = 0; j < n; j++) {
+		unsigned long jitter = stride >= 4 ? trand_below(rng, stride / 2) : 0;
+
+		out[j] = (struct tkey){ base + start + j * stride + jitter, KIND_PLAIN };
+	}
+	return n;
+}
+
+static size_t emit_onebit(struct trng *rng, unsigned long group, struct tkey *out, size_t room)
+{
+	unsigned long base = group == 0 ? 0 : group == 1 ? ULONG_MAX : trand(rng);
+	/* An odd step visits every bit: a cut-short group flips random bits. */
+	unsigned int b = (unsigned int)trand_below(rng, 64);
+	unsigned int step = 1 + 2 * (unsigned int)trand_below(rng, 32);
+	size_t n = 0;
+
+	out[n++] = (struct tkey){ base, KIND_BASE };
+	for (unsigned int i = 0; i < 64 && n < room; i++, b = (b + step) % 64)
+		out[n++] = (struct tkey){ base ^ (1UL << b), KIND_FLIP };
+	return n;
+}
+
+/* Consecutive keys from @base (aligned on 64 if @align). */
+static size_t emit_run(unsigned long len, unsigned long base, bool align, struct tkey *out,
+		       size_t room)
+{
+	size_t n = len < room ? len : room;
+
+	if (align)
+		base &= ~63UL;
+	for (size_t j = 0; j < n; j++)
+		out[j] = (struct tkey){ base + j, KIND_PLAIN };
+	return n;
+}
+
+/* Append one group of @shape (the @group-th of its shape), at most @room keys. */
+static size_t emit_group(enum shape shape, struct trng *rng, unsigned long group,
+			 struct tkey *out, size_t room)
+{
+	unsigned long len, base;
+	bool align;
+	size_t n;
+
+	/* One draw per statement: argument evaluation order is unspecified,
+	 * and a seed must give the same table with any compiler. */
+	switch (shape) {
+	case SHAPE_PREFIX:
+		return emit_prefix(rng, out, room);
+	case SHAPE_ONEBIT:
+		return emit_onebit(rng, group, out, room);
+	case SHAPE_RUNS:
+		align = trand_below(rng, 4) == 0;
+		len = align ? 64 * (1 + trand_below(rng, 2)) : 1 + trand_below(rng, RUN_MAX_IDS);
+		base = trand(rng) & ((1UL << 48) - 1);
+		return emit_run(len, base, align, out, room);
+	case SHAPE_CLUSTERED64:
+		base = trand_below(rng, CLUSTER64_SPACE - CLUSTER64_IDS);
+		align = trand_below(rng, 2);
+		return emit_run(CLUSTER64_IDS, base, align, out, room);
+	default:
+		n = room < 64 ? room : 64;
+		for (size_t j = 0; j < n; j++)
+			out[j] = (struct tkey){ trand(rng), KIND_PLAIN };
+		return n;
+	}
+}
+
+static int tkey_cmp(const void *a, const void *b)
+{
+	unsigned long x = ((const struct tkey *)a)->key, y = ((const struct tkey *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool key_in_table(unsigned long key)
+{
+	unsigned long id = id_at_or_above(key);
+
+	return id < opt.keys && key_of(id) == key;
+}
+
+/* Fill key_table, role_table, next_stable_table and never_table. */
+static void build_key_table(void)
+{
+	static const enum shape shape_of[] = {
+		[DIST_PREFIX] = SHAPE_PREFIX, [DIST_ONEBIT] = SHAPE_ONEBIT,
+		[DIST_RUNS] = SHAPE_RUNS, [DIST_CLUSTERED64] = SHAPE_CLUSTERED64,
+		[DIST_UNIFORM64] = SHAPE_UNIFORM64,
+	};
+	struct tkey *raw = xcalloc(opt.keys, sizeof(*raw));
+	unsigned long groups[NR_SHAPES] = { 0 }, bases = 0, tries = 0;
+	size_t n = 0;
+	struct trng rng;
+
+	trng_seed(&rng, opt.seed, TABLE_STREAM);
+	for (unsigned int f = 0; f < PREFIX_FAMILIES; f++)
+		prefix_roots[f] = trand(&rng);
+	/* Groups never overfill the table, so after removing duplicates
+	 * it is topped up until it holds exactly opt.keys keys. */
+	while (n < opt.keys) {
+		size_t m = 0;
+
+		while (n < opt.keys) {
+			enum shape shape = opt.dist == DIST_MIXED
+						   ? (enum shape)trand_below(&rng, NR_SHAPES)
+						   : shape_of[opt.dist];
+
+			n += emit_group(shape, &rng, groups[shape]++, raw + n, opt.keys - n);
+		}
+		qsort(raw, n, sizeof(*raw), tkey_cmp);
+		for (size_t i = 0; i < n; i++) {
+			if (m && raw[m - 1].key == raw[i].key) {
+				if (raw[i].kind > raw[m - 1].kind)
+					raw[m - 1].kind = raw[i].kind;
+			} else {
+				raw[m++] = raw[i];
+			}
+		}
+		n = m;
+	}
+	key_table = xcalloc(opt.keys, sizeof(*key_table));
+	role_table = xcalloc(opt.keys, sizeof(*role_table));
+	for (unsigned long id = 0; id < opt.keys; id++) {
+		key_table[id] = raw[id].key;
+		if (id < opt.chaos)
+			continue;
+		if (raw[id].kind == KIND_BASE)
+			role_table[id] = ROLE_STABLE | (bases++ % 2 ? 0 : ROLE_STABLE_TAGGED);
+		else if (raw[id].kind == KIND_PLAIN && on_stable_grid(id, STABLE_EVERY))
+			role_table[id] = on_stable_grid(id, 2 * STABLE_EVERY)
+						 ? ROLE_STABLE | ROLE_STABLE_TAGGED
+						 : ROLE_STABLE;
+	}
+	free(raw);
+	for (unsigned int t = 0; t < 2; t++) {
+		unsigned char role = t ? ROLE_STABLE_TAGGED : ROLE_STABLE;
+
+		next_stable_table[t] = xcalloc(opt.keys, sizeof(uint32_t));
+		for (unsigned long id = opt.keys; id-- > 0;)
+			next_stable_table[t][id] = (role_table[id] & role) ? (uint32_t)id
+					: id + 1 < opt.keys ? next_stable_table[t][id + 1]
+							    : (uint32_t)opt.keys;
+	}
+	for (unsigned long i = 0; i < NEVER_TABLE; tries++) {
+		uint64_t x = trand(&rng);
+		unsigned long key = key_table[x % opt.keys], d = 2 + (x >> 32) % 62;
+
+		if (tries > 1000 * NEVER_TABLE) {
+			fprintf(stderr, "torture: internal error: no room for never keys\n");
+			exit(2);
+		}
+		switch ((x >> 16) % 6) {
+		case 0: key += 1; break;
+		case 1: key -= 1; break;
+		case 2: key += d; break;
+		case 3: key -= d; break;
+		case 4: key ^= 1UL << ((x >> 40) % 64); break;
+		default: key = trand(&rng); break;
+		}
+		if (!key_in_table(key))
+			never_table[i++] = key;
+	}
 }
 
 /*
@@ -246,6 +540,13 @@ static void check_maps(void)
 			exit(2);
 		}
 	}
+	for (unsigned long i = 0; dist_tabled() && i < NEVER_TABLE; i++) {
+		if (key_in_table(never_table[i])) {
+			fprintf(stderr, "torture: internal error: never key %#lx is in the table\n",
+				never_table[i]);
+			exit(2);
+		}
+	}
 }
 
 /* ---- the writers' models ----------------------------------------------- */
@@ -273,11 +574,11 @@ static const char *const rop_names[NR_ROPS] = {
 
 enum wop {
 	W_INSERT, W_DELETE, W_TAG_SET, W_TAG_CLEAR, W_VERIFY, W_PRELOAD, W_REPLACE,
-	W_RANGE_TAG, W_ITER_DELETE, W_CHAOS, NR_WOPS
+	W_REPLACE_CHURN, W_RANGE_TAG, W_ITER_DELETE, W_RUN, W_CHAOS, NR_WOPS
 };
 static const char *const wop_names[NR_WOPS] = {
 	"insert", "delete", "tag_set", "tag_clear", "verify", "preload_group", "replace_slot",
-	"range_tag", "iter_delete", "chaos",
+	"replace_slot_churn", "range_tag", "iter_delete", "run", "chaos",
 };
 
 struct reader {
@@ -287,6 +588,7 @@ struct reader {
 	unsigned long *last_gen; /* newest generation seen per owned id */
 	unsigned long ops[NR_ROPS];
 	unsigned long tag_checks, tag_checks_moot; /* flags checked / skipped (deletes ran) */
+	unsigned long relookups; /* stable slots read NULL, then found again */
 	struct tbeat beat;
 } __attribute__((aligned(64)));
 
@@ -297,6 +599,7 @@ struct writer {
 	unsigned long *own_ids, nr_own;
 	unsigned long *blocks, nr_blocks; /* first id of each own block */
 	unsigned long ops[NR_WOPS];
+	unsigned long relookups; /* own slots read NULL, then found again */
 	struct tbeat beat;
 	bool draining;
 } __attribute__((aligned(64)));
@@ -368,6 +671,26 @@ static bool key_is_stable(unsigned long key)
 }
 
 /*
+ * A slot of stable @key read NULL.  A slot held by a reader reads the item,
+ * or NULL once the item was deleted or the slot's node replaced (a copy
+ * then holds the item: look it up again).  Stable items are never deleted,
+ * so a fresh lookup must find this one (and, when @tagged, its tag 0).
+ */
+static void reader_relookup(struct reader *r, unsigned long key, bool tagged, const char *what)
+{
+	void *p = radix_tree_lookup(&tree, key);
+
+	tcount(&r->relookups);
+	if (!p)
+		terror("reader %u: %s: stable key %#lx: its slot reads NULL and a fresh lookup "
+		       "misses it", r->idx, what, key);
+	else if (reader_item(r, p, key, what) && tagged &&
+		 radix_tree_tag_get(&tree, key, STABLE_TAG) != 1)
+		terror("reader %u: %s: stable key %#lx: its slot reads NULL and it lost tag %u",
+		       r->idx, what, key, STABLE_TAG);
+}
+
+/*
  * Deletions so far.  A tagged lookup may legitimately return an item that
  * never bore the tag: it read the tag bit of a slot whose tagged item was
  * then deleted, and the slot's new (untagged) item.  Writers count every
@@ -425,6 +748,7 @@ struct seq_check {
 	struct reader *r;
 	const char *what;
 	unsigned long first, prev, next_stable;
+	unsigned int nulls; /* slots read NULL whose key the lookup did not report */
 	bool any, tagged, reported;
 };
 
@@ -434,6 +758,7 @@ static void seq_begin(struct seq_check *sc, struct reader *r, const char *what,
 	sc->r = r;
 	sc->what = what;
 	sc->first = first;
+	sc->nulls = 0;
 	sc->any = false;
 	sc->reported = false;
 	sc->tagged = stable_tagged_only;
@@ -447,6 +772,29 @@ static void seq_fail(struct seq_check *sc, const char *why, unsigned long key)
 		terror("reader %u: %s from %#lx: %s (key %#lx)", sc->r->idx, sc->what, sc->first,
 		       why, key);
 	sc->reported = true;
+}
+
+/*
+ * The stable key of sc->next_stable is missing from the result: an error,
+ * unless a slot read NULL without a key (gang_lookup_tag_slot) may have
+ * been its slot; then a fresh lookup must find it (reader_relookup()).
+ */
+static void seq_missing(struct seq_check *sc, const char *why)
+{
+	unsigned long key = key_of(sc->next_stable);
+
+	if (sc->nulls) {
+		sc->nulls--;
+		reader_relookup(sc->r, key, sc->tagged, sc->what);
+		return;
+	}
+	seq_fail(sc, why, key);
+}
+
+/* A slot read NULL, key unknown: it stands for at most one stable key. */
+static void seq_null(struct seq_check *sc)
+{
+	sc->nulls++;
 }
 
 /* Returns false if @key breaks the order (the caller stops looking). */
@@ -463,7 +811,7 @@ static bool seq_key(struct seq_check *sc, unsigned long key)
 	sc->any = true;
 	sc->prev = key;
 	while (sc->next_stable < opt.keys && key_of(sc->next_stable) < key) {
-		seq_fail(sc, "skipped a stable key", key_of(sc->next_stable));
+		seq_missing(sc, "skipped a stable key");
 		sc->next_stable = next_stable(sc->next_stable + 1, sc->tagged);
 	}
 	if (sc->next_stable < opt.keys && key_of(sc->next_stable) == key)
@@ -474,8 +822,14 @@ static bool seq_key(struct seq_check *sc, unsigned long key)
 /* @complete: the lookup returned fewer than asked, or the walk ended. */
 static void seq_end(struct seq_check *sc, bool complete)
 {
-	if (complete && sc->next_stable < opt.keys)
-		seq_fail(sc, "ended before a stable key", key_of(sc->next_stable));
+	while (complete && sc->next_stable < opt.keys) {
+		bool excused = sc->nulls > 0;
+
+		seq_missing(sc, "ended before a stable key");
+		if (!excused)
+			break;
+		sc->next_stable = next_stable(sc->next_stable + 1, sc->tagged);
+	}
 }
 
 /* ---- reader operations ------------------------------------------------- */
@@ -531,9 +885,10 @@ static void r_lookup_slot(struct reader *r)
 	tcount(&r->ops[R_SLOT]);
 	if (p)
 		reader_item(r, p, key, "lookup_slot");
-	else if (is_stable(id) && (!slot || !radix_tree_lookup(&tree, key)))
-		terror("reader %u: lookup_slot(%#lx): stable key %s", r->idx, key,
-		       slot ? "slot reads NULL and the key is gone" : "missing");
+	else if (is_stable(id) && slot)
+		reader_relookup(r, key, false, "lookup_slot");
+	else if (is_stable(id))
+		terror("reader %u: lookup_slot(%#lx): stable key missing", r->idx, key);
 }
 
 static void r_never(struct reader *r)
@@ -608,21 +963,16 @@ static void r_gang_any(struct reader *r, bool slots, bool tagged)
 			if (!seq_key(&sc, indices[i]))
 				return;
 			if (!p) {
-				/* Deleted, or moved by a copy of its node
-				 * (guarantee C): a stable key is found again. */
-				if (key_is_stable(indices[i]) &&
-				    !radix_tree_lookup(&tree, indices[i]))
-					terror("reader %u: %s: stable key %#lx reads NULL and "
-					       "is gone", r->idx, what, indices[i]);
+				if (key_is_stable(indices[i]))
+					reader_relookup(r, indices[i], false, what);
 				continue;
 			}
 			item = reader_item(r, p, indices[i], what);
 		} else {
-			/* An emptied slot of unknown key: deleted or moved
-			 * (guarantee C).  A caller would look again from the
-			 * last key seen; the check stops here. */
-			if (slots && !p)
-				return;
+			if (slots && !p) {
+				seq_null(&sc);
+				continue;
+			}
 			item = reader_item_any(r, p, what);
 			if (item && !seq_key(&sc, item->key))
 				return;
@@ -659,12 +1009,10 @@ static void r_iter(struct reader *r)
 
 		if (!seq_key(&sc, key))
 			return;
-		if (!p)  /* deleted, or moved (guarantee C): look it up again */
-			p = radix_tree_lookup(&tree, key);
 		if (p)
 			reader_item(r, p, key, "for_each_slot");
 		else if (key_is_stable(key))
-			terror("reader %u: for_each_slot: stable key %#lx is gone", r->idx, key);
+			reader_relookup(r, key, false, "for_each_slot");
 		if (++seen == limit) {
 			complete = false;
 			break;
@@ -701,8 +1049,12 @@ static void r_iter_tagged(struct reader *r)
 
 		if (!seq_key(&sc, key))
 			return;
-		if (p && (item = reader_item(r, p, key, "for_each_tagged")))
+		if (!p) {
+			if (key_is_stable(key))
+				reader_relookup(r, key, tag == STABLE_TAG, "for_each_tagged");
+		} else if ((item = reader_item(r, p, key, "for_each_tagged"))) {
 			reader_check_tagged(r, item, tag, "for_each_tagged", epoch);
+		}
 		if (++seen == limit) {
 			complete = false;
 			break;
@@ -1004,27 +1356,27 @@ static void w_tag_clear(struct writer *w)
 	}
 }
 
-/* Exact reads of an owned key: only this writer changes it. */
+/*
+ * Exact reads of an owned key: only this writer changes it.  Other writers
+ * may replace the node of its slot meanwhile, and the slot then reads NULL:
+ * a fresh lookup must find the item again.
+ */
 static void w_check_key(struct writer *w, unsigned long id, const char *when)
 {
 	unsigned long key = key_of(id);
 	struct mslot *m = &model[id];
 	void *got = radix_tree_lookup(&tree, key);
-	void **slot;
-	void *p = NULL;
+	void **slot = radix_tree_lookup_slot(&tree, key);
+	/* Pairs with the writers' rcu_assign_pointer of the item. */
+	void *via_slot = slot ? rcu_dereference(*slot) : NULL;
 
-	/* The slot of a key only this writer changes holds its item, unless
-	 * another writer copied the node in between (guarantee C): then it
-	 * reads NULL and a new lookup_slot finds the live slot. */
-	for (unsigned int tries = 0; tries < 1000; tries++) {
-		slot = radix_tree_lookup_slot(&tree, key);
-		p = slot ? rcu_dereference(*slot) : NULL;
-		if (p || !slot)
-			break;
+	if (slot && !via_slot && m->item) {
+		tcount(&w->relookups);
+		via_slot = radix_tree_lookup(&tree, key);
 	}
-	if (got != m->item || p != m->item)
-		terror("writer %u: %s: lookup(%#lx) = %p, slot %p, model holds %p", w->idx, when,
-		       key, got, (void *)slot, (void *)m->item);
+	if (got != m->item || via_slot != m->item)
+		terror("writer %u: %s: lookup(%#lx) = %p, slot %p (then %p), model holds %p",
+		       w->idx, when, key, got, (void *)slot, via_slot, (void *)m->item);
 	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++) {
 		int want = m->item && (m->tags & (1UL << tag));
 		int t = radix_tree_tag_get(&tree, key, tag);
@@ -1114,14 +1466,72 @@ static void **w_find_slot(struct writer *w, unsigned long key)
 	return NULL;
 }
 
+/* Is @id one of this writer's own ids? */
+static bool w_owns(struct writer *w, unsigned long id)
+{
+	return id < opt.keys && is_owned(id) && owner_of(id) == w->idx;
+}
+
+/*
+ * Under the lock, between taking the slot of @id and replacing its item:
+ * insert or delete (draining: only delete) one to four other own ids,
+ * mostly within 8 ids of @id, so that the slot's node may meanwhile grow,
+ * split, be replaced or lose its neighbours.  The slot stays usable for
+ * radix_tree_replace_slot() across them.
+ */
+static void w_churn_others(struct writer *w, unsigned long id)
+{
+	unsigned int nr = 1 + (unsigned int)trand_below(&w->rng, 4);
+
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned long other, d = 1 + trand_below(&w->rng, 8);
+		struct mslot *m;
+
+		if (trand_below(&w->rng, 4) == 0)
+			other = w_pick(w);
+		else
+			other = trand_below(&w->rng, 2) ? id + d : id - d; /* may wrap: not owned */
+		if (other == id || !w_owns(w, other))
+			continue;
+		m = &model[other];
+		if (m->item) {
+			void *got = radix_tree_delete(&tree, key_of(other));
+
+			if (got != m->item)
+				terror("writer %u: locked delete(%#lx) = %p, model holds %p", w->idx,
+				       key_of(other), got, (void *)m->item);
+			w_forget(m);
+		} else if (!w->draining) {
+			struct titem *item = w_new_item(other);
+			int ret = radix_tree_insert(&tree, key_of(other), item);
+
+			if (ret) {
+				terror("writer %u: locked insert(%#lx) = %d, model says absent",
+				       w->idx, key_of(other), ret);
+				titem_free_now(item);
+				continue;
+			}
+			m->item = item;
+			m->tags = 0;
+		}
+	}
+}
+
+/*
+ * replace_slot under the lock, of a slot found by lookup_slot or
+ * gang_lookup_slot; half the time other own keys change between finding
+ * the slot and replacing (w_churn_others()).  Then lookup and lookup_slot
+ * must return the new item, and the tags stay.
+ */
 static void w_replace(struct writer *w)
 {
 	unsigned long id = w_pick(w), key = key_of(id);
 	struct mslot *m = &model[id];
 	struct titem *old = m->item, *item;
+	bool churn = trand_below(&w->rng, 2);
 	void **slot;
 
-	tcount(&w->ops[W_REPLACE]);
+	tcount(&w->ops[churn ? W_REPLACE_CHURN : W_REPLACE]);
 	radix_tree_lock(&tree);
 	slot = w_find_slot(w, key);
 	if (!old || !slot || *slot != old) {
@@ -1131,11 +1541,18 @@ static void w_replace(struct writer *w)
 		radix_tree_unlock(&tree);
 		return;
 	}
+	if (churn)
+		w_churn_others(w, id);
 	item = w_successor(old, ++gens[id]);
 	radix_tree_replace_slot(&tree, slot, item);
-	if (radix_tree_lookup(&tree, key) != item)
-		terror("writer %u: lookup(%#lx) after replace_slot misses the new item", w->idx,
-		       key);
+	slot = radix_tree_lookup_slot(&tree, key);
+	if (radix_tree_lookup(&tree, key) != item || !slot || *slot != item)
+		terror("writer %u: lookup(%#lx) after replace_slot%s misses the new item", w->idx,
+		       key, churn ? " (other keys changed since lookup_slot)" : "");
+	for (unsigned int tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
+		if (radix_tree_tag_get(&tree, key, tag) != !!(m->tags & (1UL << tag)))
+			terror("writer %u: tag_get(%#lx, %u) after replace_slot%s differs from the "
+			       "model", w->idx, key, tag, churn ? " (with churn)" : "");
 	radix_tree_unlock(&tree);
 	m->item = item;
 	/* Readers may still hold the old item. */
@@ -1145,7 +1562,7 @@ static void w_replace(struct writer *w)
 static void w_pick_block(struct writer *w, unsigned long *first, unsigned long *last)
 {
 	*first = w->blocks[trand_below(&w->rng, w->nr_blocks)];
-	*last = *first + BLOCK - 1 < opt.keys ? *first + BLOCK - 1 : opt.keys - 1;
+	*last = *first + block_ids - 1 < opt.keys ? *first + block_ids - 1 : opt.keys - 1;
 }
 
 /*
@@ -1157,7 +1574,7 @@ static void w_pick_block(struct writer *w, unsigned long *first, unsigned long *
 static void w_range_tag(struct writer *w)
 {
 	unsigned long bfirst, blast, a, c, lo, hi, nr, got, first, next;
-	unsigned long predicted[BLOCK], count = 0;
+	unsigned long predicted[MAX_BLOCK], count = 0;
 	unsigned int from, to;
 
 	if (opt.tags < 2)
@@ -1192,6 +1609,21 @@ static void w_range_tag(struct writer *w)
 		if (is_owned(id))
 			w_check_key(w, id, "after range_tag_if_tagged");
 	rcu()->read_unlock();
+}
+
+/* Delete own @id if the model holds it (w_run()). */
+static void w_run_delete(struct writer *w, unsigned long id)
+{
+	struct mslot *m = &model[id];
+	void *got;
+
+	if (!is_owned(id) || !m->item)
+		return;
+	got = radix_tree_delete(&tree, key_of(id));
+	if (got != m->item)
+		terror("writer %u: run delete(%#lx) = %p, model holds %p", w->idx, key_of(id), got,
+		       (void *)m->item);
+	w_forget(m);
 }
 
 /* Is @id present according to what this writer knows exactly? */
@@ -1260,6 +1692,94 @@ static void w_iter_delete(struct writer *w)
 	radix_tree_unlock(&tree);
 }
 
+/*
+ * Under the lock, one gang_lookup_slot over ids [@a, @c] of an own block:
+ * exactly the ids the model holds and the stable ones, in order, each slot
+ * reading its item.
+ */
+static void w_check_run(struct writer *w, unsigned long a, unsigned long c)
+{
+	void **slots[MAX_BLOCK];
+	unsigned long indices[MAX_BLOCK], expect = a;
+	unsigned int n;
+
+	radix_tree_lock(&tree);
+	n = radix_tree_gang_lookup_slot(&tree, slots, indices, key_of(a),
+					(unsigned int)(c - a + 1));
+	for (unsigned int i = 0; i < n && indices[i] <= key_of(c); i++) {
+		unsigned long id = id_at_or_above(indices[i]);
+		/* Under the lock: exact. */
+		struct titem *item = rcu_dereference(*slots[i]);
+
+		while (expect < id && !w_expect_present(expect))
+			expect++;
+		if (id != expect || key_of(id) != indices[i] || !w_expect_present(id)) {
+			terror("writer %u: run [%#lx, %#lx]: locked gang_lookup_slot returned key "
+			       "%#lx, expected %#lx", w->idx, key_of(a), key_of(c), indices[i],
+			       key_of(expect));
+			break;
+		}
+		if (is_owned(id) && item != model[id].item)
+			terror("writer %u: run [%#lx, %#lx]: key %#lx holds %p, model %p", w->idx,
+			       key_of(a), key_of(c), indices[i], (void *)item,
+			       (void *)model[id].item);
+		else if (!is_owned(id) && titem_problem(item, indices[i]))
+			terror("writer %u: run [%#lx, %#lx]: stable key %#lx: %s", w->idx, key_of(a),
+			       key_of(c), indices[i], titem_problem(item, indices[i]));
+		expect = id + 1;
+	}
+	for (; expect <= c; expect++)
+		if (w_expect_present(expect))
+			terror("writer %u: run [%#lx, %#lx]: locked gang_lookup_slot missed key %#lx",
+			       w->idx, key_of(a), key_of(c), key_of(expect));
+	radix_tree_unlock(&tree);
+}
+
+/*
+ * Grow a run: insert ids a..c of an own block in ascending order (all of
+ * them, with a random length of up to a whole block: consecutive keys with
+ * the runs distribution), check it with one locked gang lookup, and half
+ * the time (always while draining) shrink it again from either end.  Nodes
+ * fill up, overflow and empty out under the readers.
+ */
+static void w_run(struct writer *w)
+{
+	unsigned long bfirst, blast, a, c;
+
+	tcount(&w->ops[W_RUN]);
+	w_pick_block(w, &bfirst, &blast);
+	a = bfirst + trand_below(&w->rng, blast - bfirst + 1);
+	c = a + trand_below(&w->rng, blast - a + 1);
+	for (unsigned long id = a; id <= c && !w->draining; id++) {
+		struct mslot *m = &model[id];
+		struct titem *item;
+		int ret;
+
+		if (!is_owned(id) || m->item)
+			continue;
+		item = w_new_item(id);
+		ret = radix_tree_insert(&tree, key_of(id), item);
+		if (ret) {
+			terror("writer %u: run insert(%#lx) = %d, model says absent", w->idx,
+			       key_of(id), ret);
+			titem_free_now(item);
+			continue;
+		}
+		m->item = item;
+		m->tags = 0;
+	}
+	w_check_run(w, a, c);
+	if (!w->draining && trand_below(&w->rng, 2))
+		return;
+	if (trand_below(&w->rng, 2)) {
+		for (unsigned long id = a; id <= c; id++)
+			w_run_delete(w, id);
+	} else {
+		for (unsigned long id = c + 1; id-- > a;)
+			w_run_delete(w, id);
+	}
+}
+
 /* ---- chaos: every writer, no model; exact only under the lock ----------- */
 
 static struct titem *chaos_new(unsigned long id)
@@ -1274,6 +1794,36 @@ static void chaos_check(struct writer *w, const void *p, unsigned long key, cons
 
 	if (why)
 		terror("writer %u: chaos %s(%#lx): %s", w->idx, what, key, why);
+}
+
+/* Under the lock: toggle one to three other chaos ids (delete the item
+ * there, or insert one), as w_churn_others() does for own ids. */
+static void chaos_churn_others(struct writer *w, unsigned long id)
+{
+	unsigned int nr = 1 + (unsigned int)trand_below(&w->rng, 3);
+
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned long other = trand_below(&w->rng, opt.chaos), key = key_of(other);
+		void *got;
+
+		if (other == id)
+			continue;
+		got = radix_tree_delete(&tree, key);
+		if (got) {
+			note_delete();
+			chaos_check(w, got, key, "locked delete");
+			titem_free_rcu(opt.fl, got);
+		} else {
+			struct titem *item = chaos_new(other);
+			int ret = radix_tree_insert(&tree, key, item);
+
+			if (ret) {
+				terror("writer %u: chaos locked insert(%#lx) after a miss = %d",
+				       w->idx, key, ret);
+				titem_free_now(item);
+			}
+		}
+	}
 }
 
 static void w_chaos(struct writer *w)
@@ -1330,12 +1880,14 @@ static void w_chaos(struct writer *w)
 			flags_clear(item, 1UL << tag);
 		radix_tree_unlock(&tree);
 		return;
-	case 6: /* replace_slot under the lock */
+	case 6: /* replace_slot under the lock, maybe after changing other keys */
 		radix_tree_lock(&tree);
 		slot = w_find_slot(w, key);
 		if (slot) {
 			old = *slot;
 			chaos_check(w, old, key, "locked lookup_slot");
+			if (trand_below(&w->rng, 2))
+				chaos_churn_others(w, id);
 			item = w_successor(old, uatomic_add_return(&gens[id], 1));
 			radix_tree_replace_slot(&tree, slot, item);
 			if (radix_tree_lookup(&tree, key) != item)
@@ -1420,6 +1972,12 @@ static void writer_op(struct writer *w, unsigned long n)
 
 	w->draining = (n / PHASE_OPS) % 2 == 1;
 
+	/* Tabled distributions grow and shrink runs too; runs above all. */
+	if (dist_tabled() && w->nr_own &&
+	    trand_below(&w->rng, opt.dist == DIST_RUNS ? 4 : 16) == 0) {
+		w_run(w);
+		return;
+	}
 	if (!w->nr_own || (opt.chaos && x >= 86)) {
 		if (!opt.chaos)
 			return;
@@ -1475,17 +2033,6 @@ static void *writer_main(void *arg)
 
 /* ---- setup ------------------------------------------------------------- */
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p) {
-		fprintf(stderr, "torture: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 static void setup_writers(void)
 {
 	writers = xcalloc(opt.writers, sizeof(*writers));
@@ -1496,7 +2043,7 @@ static void setup_writers(void)
 		w->beat = (struct tbeat){ .role = "writer", .idx = i };
 		trng_seed(&w->rng, opt.seed, 1000 + i);
 		w->own_ids = xcalloc(opt.keys, sizeof(*w->own_ids));
-		w->blocks = xcalloc(opt.keys / BLOCK + 1, sizeof(*w->blocks));
+		w->blocks = xcalloc(opt.keys / block_ids + 1, sizeof(*w->blocks));
 	}
 	for (unsigned long id = opt.chaos; id < opt.keys; id++) {
 		struct writer *w;
@@ -1504,7 +2051,7 @@ static void setup_writers(void)
 		if (!opt.writers)
 			break;
 		w = &writers[owner_of(id)];
-		if ((id - opt.chaos) % BLOCK == 0)
+		if ((id - opt.chaos) % block_ids == 0)
 			w->blocks[w->nr_blocks++] = id;
 		if (is_owned(id))
 			w->own_ids[w->nr_own++] = id;
@@ -1521,6 +2068,8 @@ static void setup_readers(void)
 		readers[i].last_gen = xcalloc(opt.keys, sizeof(unsigned long));
 	}
 }
+
+static unsigned long nr_stable;
 
 /* Insert the stable items (generation 1, every other one tagged). */
 static void insert_stable(void)
@@ -1539,6 +2088,7 @@ static void insert_stable(void)
 			continue;
 		}
 		have_stable = true;
+		nr_stable++;
 		if (is_stable_tagged(id)) {
 			flags_set(item, 1UL << STABLE_TAG);
 			if (radix_tree_tag_set(&tree, key_of(id), STABLE_TAG) != item)
@@ -1672,6 +2222,7 @@ static unsigned long final_check(void)
 static int summary(double elapsed, unsigned long present)
 {
 	unsigned long r[NR_ROPS], w[NR_WOPS], tag_checks = 0, tag_checks_moot = 0;
+	unsigned long relookups = 0;
 	char ops[2048];
 	size_t len = 0;
 
@@ -1679,18 +2230,21 @@ static int summary(double elapsed, unsigned long present)
 	for (unsigned int i = 0; i < opt.readers; i++) {
 		tag_checks += readers[i].tag_checks;
 		tag_checks_moot += readers[i].tag_checks_moot;
+		relookups += readers[i].relookups;
 	}
+	for (unsigned int i = 0; i < opt.writers; i++)
+		relookups += writers[i].relookups;
 	for (unsigned int k = 0; k < NR_ROPS && len < sizeof(ops); k++)
 		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", rop_names[k], r[k]);
 	for (unsigned int k = 0; k < NR_WOPS && len < sizeof(ops); k++)
 		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", wop_names[k], w[k]);
 	return tsummary(opt.fl, elapsed,
 			" distribution=%s readers=%u writers=%u keys=%lu chaos=%lu gang=%u tags=%u "
-			"yield=%d reads=%lu writes=%lu%s tag_flag_checks=%lu "
-			"tag_flag_checks_moot=%lu items_at_end=%lu", dist_names[opt.dist],
-			opt.readers, opt.writers, opt.keys, opt.chaos, opt.gang, opt.tags, opt.yield,
-			total(r, NR_ROPS), total(w, NR_WOPS), ops, tag_checks, tag_checks_moot,
-			present);
+			"yield=%d stable_keys=%lu reads=%lu writes=%lu%s tag_flag_checks=%lu "
+			"tag_flag_checks_moot=%lu null_slot_relookups=%lu items_at_end=%lu",
+			dist_names[opt.dist], opt.readers, opt.writers, opt.keys, opt.chaos, opt.gang,
+			opt.tags, opt.yield, nr_stable, total(r, NR_ROPS), total(w, NR_WOPS), ops,
+			tag_checks, tag_checks_moot, relookups, present);
 }
 
 static int torture(void)
@@ -1701,6 +2255,10 @@ static int torture(void)
 
 	if (opt.dist == DIST_SPARSE)
 		sparse_stride = ULONG_MAX / opt.keys;
+	if (opt.dist == DIST_RUNS)
+		block_ids = RUN_BLOCK;
+	if (dist_tabled())
+		build_key_table();
 	check_maps();
 	model = xcalloc(opt.keys, sizeof(*model));
 	gens = xcalloc(opt.keys, sizeof(*gens));
@@ -1743,6 +2301,14 @@ static int torture(void)
 
 static void usage(FILE *f)
 {
+	char dists[1024];
+	size_t len = 0;
+
+	for (unsigned int d = 0; d < NR_DISTS; d++)
+		len += (size_t)snprintf(dists + len, sizeof(dists) - len, "%22s%-13s%s\n", "",
+					dist_names[d], dist_help[d]);
+	snprintf(dists + len, sizeof(dists) - len, "%22s(the last six are drawn from the seed)\n",
+		 "");
 	fprintf(f,
 		"usage: rcuradix-torture [options]\n"
 		"Readers validate invariants while writers mutate one tree; at the end the tree\n"
@@ -1752,7 +2318,8 @@ static void usage(FILE *f)
 		"  --duration S        seconds to run (default %.0f)\n"
 		"  --keys K            key numbers in use (default %lu)\n"
 		"  --chaos C           key numbers shared by all writers (default %lu, <= K)\n"
-		"  --distribution D    dense | clustered | sparse (default %s)\n"
+		"  --distribution D    how key numbers map to keys (default %s):\n"
+		"%s"
 		"  --flavor F          memb | qsbr | mb | bp (default memb)\n"
 		"  --gang G            items per gang lookup (default %u, max %u)\n"
 		"  --tags T            tags in use, 1..%d (default %u)\n"
@@ -1760,7 +2327,7 @@ static void usage(FILE *f)
 		"  --yield             sched_yield() after every operation\n"
 		"  --scenario NAME     run a regression scenario instead:",
 		opt.readers, opt.writers, opt.duration, opt.keys, opt.chaos, dist_names[opt.dist],
-		opt.gang, MAX_GANG, RADIX_TREE_MAX_TAGS, opt.tags);
+		dists, opt.gang, MAX_GANG, RADIX_TREE_MAX_TAGS, opt.tags);
 	for (unsigned int i = 0; tscenario_names[i]; i++)
 		fprintf(f, " %s", tscenario_names[i]);
 	fprintf(f, "\n"
@@ -1819,9 +2386,9 @@ static void parse_options(int argc, char **argv)
 		case 'k': opt.keys = parse_ulong(optarg, "--keys"); break;
 		case 'c': opt.chaos = parse_ulong(optarg, "--chaos"); chaos_set = true; break;
 		case 'D':
-			for (c = 0; c < 3 && strcmp(optarg, dist_names[c]); c++)
+			for (c = 0; c < NR_DISTS && strcmp(optarg, dist_names[c]); c++)
 				;
-			if (c == 3) {
+			if (c == NR_DISTS) {
 				fprintf(stderr, "rcuradix-torture: bad --distribution: %s\n", optarg);
 				exit(2);
 			}
