@@ -89,6 +89,9 @@ static void usage(FILE *out)
 		"  --reps N            interleaved repetitions (default 5)\n"
 		"  --max-ops N         lookups per measurement (default 2^19)\n"
 		"  --peers P,P,...     rcuradix,judyl,judyl+rwlock,lfht,flat (default all)\n"
+		"  --ops O,O,...       single-thread operations: preload,hit,dependent,miss,gang,\n"
+		"                      walk,tags,delete or all (default all; the build and its\n"
+		"                      memory figures are always measured)\n"
 		"  --scenario S,S,...  named scenarios ('all' for every one), instead of the\n"
 		"                      matrix unless --runs, --conc, --sizes or --keysets is given:\n"
 		"                      %s\n"
@@ -187,6 +190,26 @@ static void add_scenario(struct config *c, const char *s)
 	c->scen[c->nscen++] = i;
 }
 
+static void add_op(struct config *c, const char *s)
+{
+	static const struct {
+		const char *name;
+		unsigned int bit;
+	} ops[] = {
+		{ "preload", OPS_PRELOAD }, { "hit", OPS_HIT },	    { "dependent", OPS_DEP },
+		{ "miss", OPS_MISS },	    { "gang", OPS_GANG },   { "walk", OPS_WALK },
+		{ "tags", OPS_TAGS },	    { "delete", OPS_DELETE }, { "all", OPS_ALL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strcmp(ops[i].name, s) == 0) {
+			c->o.ops |= ops[i].bit;
+			return;
+		}
+	die("unknown operation '%s' (--help lists them)", s);
+}
+
 static void add_peer(struct config *c, const char *s)
 {
 	int p;
@@ -213,10 +236,11 @@ static void parse(int argc, char **argv, struct config *c)
 		{ "scenario-ms", required_argument, NULL, 'M' },
 		{ "scenario-size", required_argument, NULL, 'z' },
 		{ "root-offset", required_argument, NULL, 'O' },
+		{ "ops", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool sizes_set = false, ks_set = false, conc_set = false, peers_set = false;
-	bool runs_set = false, reps_set = false;
+	bool runs_set = false, reps_set = false, ops_set = false;
 	int opt, i;
 
 	memset(c, 0, sizeof(*c));
@@ -257,6 +281,15 @@ static void parse(int argc, char **argv, struct config *c)
 			reps_set = true;
 			sizes_set = conc_set = true;
 			break;
+		case 'P': {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			c->o.ops = 0;
+			each_item(buf, add_op, c);
+			ops_set = true;
+			break;
+		}
 		case 's': {
 			char buf[256];
 
@@ -363,6 +396,8 @@ static void parse(int argc, char **argv, struct config *c)
 	}
 	c->o.seed = c->seed;
 	c->o.scen_reps = reps_set ? c->o.reps : 7;
+	if (!ops_set)
+		c->o.ops = OPS_ALL;
 	if (c->nscen && !runs_set && !sizes_set && !ks_set && !conc_set) {
 		/* Scenarios alone. */
 		conc_set = true;
@@ -505,6 +540,26 @@ static void print_header(const struct config *c, FILE *out)
 		}
 		fprintf(out, "\n           (%d x 2 runs of %.0f ms each, alone and with)\n",
 			c->o.scen_reps, c->o.scen_ms);
+	}
+	if (c->o.ops != OPS_ALL) {
+		fprintf(out, "           operations: insert, memory");
+		if (c->o.ops & OPS_PRELOAD)
+			fprintf(out, ", insert+preload");
+		if (c->o.ops & OPS_HIT)
+			fprintf(out, ", lookup hit");
+		if (c->o.ops & OPS_DEP)
+			fprintf(out, ", lookup dependent");
+		if (c->o.ops & OPS_MISS)
+			fprintf(out, ", lookup miss");
+		if (c->o.ops & OPS_GANG)
+			fprintf(out, ", gang");
+		if (c->o.ops & OPS_WALK)
+			fprintf(out, ", walk");
+		if (c->o.ops & OPS_TAGS)
+			fprintf(out, ", tags");
+		if (c->o.ops & OPS_DELETE)
+			fprintf(out, ", delete");
+		fprintf(out, " (--ops)\n");
 	}
 	fprintf(out, "           sparse32 is capped at 2^%d and sparse64 at 2^%d: uniform keys cost "
 		     "~1 KB (32-bit) and\n           ~5 KB (64-bit) per key in a 64-ary radix tree "
