@@ -36,7 +36,7 @@ grep -q "^single,dense-rand,1024,gang64,ns/item,judyl," "$csv" || fail "no judyl
 grep -q "^concurrent,dense-rand,1024,1R+1W writer,M/s,lfht," "$csv" || fail "no lfht writer row"
 # Every named scenario: its table, and its rows in the CSV.
 scenarios=$("$bin" --help | sed -n '/--scenario S/,/--reps defaults/p' |
-	grep -o '[a-z][a-z-]*-next-to-[a-z-]*')
+	grep -o '[a-z][a-z0-9-]*-next-to-[a-z0-9-]*')
 [ -n "$scenarios" ] || fail "--help lists no scenario"
 for sc in $scenarios; do
 	grep -q "^== scenario $sc: " "$out" || fail "no table for scenario $sc"
