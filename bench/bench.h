@@ -280,6 +280,32 @@ size_t scenario_size(int i, const struct options *o); /* keys of the measured tr
 void run_scenario(int which, const struct options *o, struct table *t);
 void scenario_print(int which, const struct options *o, const struct table *t, FILE *out);
 
+/* ---- compressed-node targets (targets.c) ------------------------------- */
+
+#define MAX_SIZES 8
+
+/* What --targets measured: one single-thread table per key set and size
+ * (have[][] false where it did not run), the reader-next-to-writer scenario
+ * on uniform 64-bit keys per size. */
+struct cn_results {
+	int nsizes;
+	int log2n[MAX_SIZES];
+	int reps;
+	struct table single[KS_COUNT][MAX_SIZES];
+	bool have[KS_COUNT][MAX_SIZES];
+	struct table scen[MAX_SIZES];
+	bool have_scen[MAX_SIZES];
+};
+
+/* The key sets --targets runs, and the scenario it runs at every size. */
+extern const enum keyset_kind cn_keysets[];
+extern const int cn_nkeysets;
+extern const char cn_scenario[];
+/* The operations the targets need (OPS_*). */
+#define CN_OPS (OPS_PRELOAD | OPS_HIT | OPS_DEP | OPS_GANG | OPS_TAGS)
+/* Prints the ratio table and the targets table; rows to @csv if not NULL. */
+void cn_report(const struct cn_results *r, FILE *out, FILE *csv);
+
 /* Fatal error with a message. */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 

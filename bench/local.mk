@@ -5,7 +5,8 @@
 #                          runs the default matrix (~2 minutes), `make
 #                          bench-full` the whole one, `make bench-sharing`
 #                          the named scenarios (a thread alone and next to
-#                          another one: shared cache lines, ~80 s);
+#                          another one: shared cache lines), `make
+#                          bench-targets` the compressed-node targets;
 #                          bench/plot.sh draws the CSV.
 #                          tests/bench-smoke.sh keeps it from rotting.
 #   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md).
@@ -20,7 +21,7 @@ EXTRA_DIST += bench/plot.sh bench/csv2md.sh tests/bench-smoke.sh
 if HAVE_JUDY
 noinst_PROGRAMS += bench/rcuradix-bench
 bench_rcuradix_bench_SOURCES = bench/bench.h bench/main.c bench/util.c bench/keys.c \
-	bench/peers.c bench/single.c bench/concurrent.c bench/sharing.c
+	bench/peers.c bench/single.c bench/concurrent.c bench/sharing.c bench/targets.c
 bench_rcuradix_bench_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_rcuradix_bench_LDADD = lib/librcuradix.la $(URCU_CDS_LIBS) $(URCU_MEMB_LIBS) \
 	$(JUDY_LIBS) $(PTHREAD_LIBS) -ldl -lm
@@ -40,13 +41,19 @@ bench-full: bench/rcuradix-bench
 bench-sharing: bench/rcuradix-bench
 	./bench/rcuradix-bench --scenario all --csv bench-sharing.csv
 	@echo "CSV: bench-sharing.csv"
+# The compressed-node targets (doc/performance.md, "Compressed-node targets:
+# how to measure"): five key sets at 2^16, 2^18 and 2^20, against JudyL
+# and cds_lfht; long (uniform 64-bit keys take gigabytes at 2^20).
+bench-targets: bench/rcuradix-bench
+	./bench/rcuradix-bench --targets --csv bench-targets.csv
+	@echo "CSV: bench-targets.csv"
 else
-bench bench-full bench-sharing:
+bench bench-full bench-sharing bench-targets:
 	@echo "rcuradix-bench needs Judy (libjudy-dev): install it and re-run configure" >&2
 	@exit 1
 endif
-.PHONY: bench bench-full bench-sharing
-CLEANFILES += $(BENCH_CSV) bench-full.csv bench-sharing.csv
+.PHONY: bench bench-full bench-sharing bench-targets
+CLEANFILES += $(BENCH_CSV) bench-full.csv bench-sharing.csv bench-targets.csv
 
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe
