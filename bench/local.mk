@@ -6,8 +6,9 @@
 #                          bench-full` the whole one, `make bench-sharing`
 #                          the named scenarios (a thread alone and next to
 #                          another one: shared cache lines), `make
-#                          bench-targets` the compressed-node targets;
-#                          bench/plot.sh draws the CSV.
+#                          bench-targets` the compressed-node targets,
+#                          `make bench-plot` the sweep of N drawn by
+#                          bench/plot.sh (bench-plot-quick: a tiny one).
 #                          tests/bench-smoke.sh keeps it from rotting.
 #   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md).
 #   bench/cg-probe         instruction counts per operation under callgrind.
@@ -47,13 +48,26 @@ bench-sharing: bench/rcuradix-bench
 bench-targets: bench/rcuradix-bench
 	./bench/rcuradix-bench --targets --csv bench-targets.csv
 	@echo "CSV: bench-targets.csv"
+# Bytes per key and lookups of every key set from 2^10 to 2^22 keys, drawn
+# by bench/plot.sh (gnuplot); bench-plot-quick: 2^10 and 2^12, one
+# repetition, as the smoke test runs it.
+bench-plot: bench/rcuradix-bench
+	./bench/rcuradix-bench --sweep --csv bench-sweep.csv
+	$(SHELL) $(srcdir)/bench/plot.sh bench-sweep.csv bench-plots
+bench-plot-quick: bench/rcuradix-bench
+	./bench/rcuradix-bench --sweep --smoke --quiet --csv bench-sweep.csv
+	$(SHELL) $(srcdir)/bench/plot.sh bench-sweep.csv bench-plots
 else
-bench bench-full bench-sharing bench-targets:
+bench bench-full bench-sharing bench-targets bench-plot bench-plot-quick:
 	@echo "rcuradix-bench needs Judy (libjudy-dev): install it and re-run configure" >&2
 	@exit 1
 endif
-.PHONY: bench bench-full bench-sharing bench-targets
-CLEANFILES += $(BENCH_CSV) bench-full.csv bench-sharing.csv bench-targets.csv
+.PHONY: bench bench-full bench-sharing bench-targets bench-plot bench-plot-quick
+CLEANFILES += $(BENCH_CSV) bench-full.csv bench-sharing.csv bench-targets.csv bench-sweep.csv
+clean-local: clean-bench-plots
+clean-bench-plots:
+	-rm -rf bench-plots
+.PHONY: clean-bench-plots
 
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe

@@ -3,16 +3,18 @@
 # tiny size with one repetition and checks that it exits 0, that every
 # structure has rows in every key set's table, that the concurrency table,
 # every named scenario's table and the targets section are printed, and
-# that the CSV has the same rows.  Then the quick mode of --targets (every
+# that the CSV has the same rows.  Then the quick modes of --targets (every
 # compressed-node target gets a verdict from figures measured at 2^10 and
-# 2^12).
+# 2^12) and --sweep (the rows bench/plot.sh draws, and the plots themselves
+# when gnuplot is installed).
 # Not a timing test: no figure is compared with anything.
 set -u
 bin=${top_builddir:-.}/bench/rcuradix-bench
+srcdir=${top_srcdir:-.}
 tmp=${TMPDIR:-/tmp}/bench-smoke.$$
 out=$tmp.out
 csv=$tmp.csv
-trap 'rm -f "$out" "$csv"' EXIT
+trap 'rm -rf "$out" "$csv" "$tmp.plots"' EXIT
 fail() { echo "FAIL: $*"; sed 's/^/  | /' "$out"; exit 1; }
 
 "$bin" --smoke --scenario all --quiet --csv "$csv" >"$out" 2>&1 ||
@@ -97,4 +99,25 @@ for t in "bytes/key clustered <= 1.0 x JudyL" "bytes/key sparse32 <= 1.0 x JudyL
 done
 [ "$(grep -c '^cn-target,' "$csv")" = "$lines" ] || fail "--targets: CSV and table disagree"
 
-echo "PASS: rcuradix-bench --smoke and --targets --smoke printed every row"
+# ---- --sweep --smoke: the rows bench/plot.sh draws, nothing else
+"$bin" --sweep --smoke --quiet --csv "$csv" >"$out" 2>&1 || fail "rcuradix-bench --sweep exited $?"
+for ks in dense-seq dense-rand holes clustered sparse32 sparse64; do
+	for n in 1024 4096; do
+		for s in rcuradix judyl lfht; do
+			grep -q "^single,$ks,$n,memory (allocator),B/key,$s," "$csv" ||
+				fail "--sweep: no memory row for $s, $ks N=$n"
+			grep -q "^single,$ks,$n,lookup hit,ns/op,$s," "$csv" ||
+				fail "--sweep: no lookup row for $s, $ks N=$n"
+		done
+	done
+done
+! grep -q '^single,[^,]*,[0-9]*,gang64,' "$csv" || fail "--sweep measured gang lookups (--ops)"
+if command -v gnuplot >/dev/null; then
+	sh "$srcdir/bench/plot.sh" "$csv" "$tmp.plots" >>"$out" 2>&1 || fail "plot.sh exited $?"
+	for png in memory lookup lookup-keysets; do
+		[ -s "$tmp.plots/$png.png" ] || fail "plot.sh drew no $png.png"
+	done
+else
+	echo "note: gnuplot not found, bench/plot.sh not run"
+fi
+echo "PASS: rcuradix-bench --smoke, --targets --smoke and --sweep --smoke printed every row"
