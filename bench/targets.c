@@ -225,9 +225,12 @@ static bool defined_sizes(const struct cn_results *r)
 }
 
 /*
- * The reader-next-to-writer ratio is one of wall-clock rates: it measures
- * the library only if both threads had their CPUs.  Where they did not,
- * say so, with the ratio per CPU time (sharing.c) next to it.
+ * The reader-next-to-writer ratio is one of wall-clock rates.  Where the
+ * two pinned threads did not have their CPUs, other threads ran there:
+ * other programs, or liburcu's call_rcu worker, which frees the nodes the
+ * writer unlinks and is not pinned (on 2 CPUs it shares one with a
+ * measured thread).  The latter is the library's cost, the former the
+ * machine's; the ratio per CPU time (sharing.c) leaves both out.  Say so.
  */
 static void reader_note(const struct cn_results *r, FILE *out)
 {
@@ -245,8 +248,9 @@ static void reader_note(const struct cn_results *r, FILE *out)
 		if (alone >= 0.9 && with >= 0.9 && writer >= 0.9)
 			continue;
 		fprintf(out, "(reader with writer at 2^%d: CPU share reader alone %.2f, with the "
-			     "writer %.2f, writer %.2f:\n other programs took the CPUs, the "
-			     "wall-clock ratio measures the machine too; per CPU time: %.3f)\n",
+			     "writer %.2f, writer %.2f: other\n threads ran on their CPUs (other "
+			     "programs, or the call_rcu worker freeing the writer's\n nodes); "
+			     "per CPU time the ratio is %.3f)\n",
 			r->log2n[s], alone, with, writer,
 			figure(r, M_READER_CPU, KS_SPARSE64, s, &a, &b));
 	}
