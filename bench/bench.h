@@ -112,6 +112,9 @@ struct peer_ops {
 	uintptr_t (*walk_tagged)(void *t, unsigned int tag, size_t *count);
 	/* Bytes the structure's own accounting reports. */
 	double (*own_bytes)(void *t);
+	/* Bytes in the structure's nodes alone, without what its allocator
+	 * adds (rcuradix: radix_tree_memory() node_bytes; JudyL: JudyLMemUsed). */
+	double (*node_bytes)(void *t);
 	/* Bytes its allocator has handed out in total, now (a delta around
 	 * the build gives the structure's share, rounding included). */
 	double (*alloc_now)(void);
@@ -226,11 +229,26 @@ struct row *table_row(struct table *t, const char *op, const char *unit, bool hi
 void table_print(const struct table *t, FILE *out);
 void table_csv(const struct table *t, FILE *csv);
 void table_free(struct table *t);
+/* @v as the tables print it: 2 decimals below 10, 1 below 100, none below
+ * 10^5, then 3 significant digits; "-" for NAN. */
+void fmt_num(char *buf, size_t len, double v);
 /* Median of a cell (NAN if empty). */
 double cell_median(const struct cell *c);
 const struct row *table_find(const struct table *t, const char *op, const char *unit);
 
 /* ---- workloads ---------------------------------------------------------- */
+
+/* Single-thread operations a run measures (--ops).  The build by plain
+ * inserts and the memory figures taken after it are always measured. */
+#define OPS_PRELOAD 0x001u /* insert+preload: a second build */
+#define OPS_HIT 0x002u
+#define OPS_DEP 0x004u
+#define OPS_MISS 0x008u
+#define OPS_GANG 0x010u    /* gang16, gang64 */
+#define OPS_WALK 0x020u
+#define OPS_TAGS 0x040u    /* tag set, tagged gang lookups and walks */
+#define OPS_DELETE 0x080u
+#define OPS_ALL 0x0ffu
 
 struct options {
 	int reps;
@@ -239,6 +257,7 @@ struct options {
 	bool warmup;      /* one discarded pass per peer first */
 	bool verbose;
 	bool enabled[NPEERS];
+	unsigned int ops;   /* OPS_* */
 	uint64_t seed;      /* key generation */
 	/* Named scenarios (sharing.c). */
 	int scen_reps;      /* interleaved repetitions of (alone, with) */
@@ -260,6 +279,32 @@ size_t scenario_size(int i, const struct options *o); /* keys of the measured tr
 /* Runs scenario @which (builds its own trees): fills @t. */
 void run_scenario(int which, const struct options *o, struct table *t);
 void scenario_print(int which, const struct options *o, const struct table *t, FILE *out);
+
+/* ---- compressed-node targets (targets.c) ------------------------------- */
+
+#define MAX_SIZES 8
+
+/* What --targets measured: one single-thread table per key set and size
+ * (have[][] false where it did not run), the reader-next-to-writer scenario
+ * on uniform 64-bit keys per size. */
+struct cn_results {
+	int nsizes;
+	int log2n[MAX_SIZES];
+	int reps;
+	struct table single[KS_COUNT][MAX_SIZES];
+	bool have[KS_COUNT][MAX_SIZES];
+	struct table scen[MAX_SIZES];
+	bool have_scen[MAX_SIZES];
+};
+
+/* The key sets --targets runs, and the scenario it runs at every size. */
+extern const enum keyset_kind cn_keysets[];
+extern const int cn_nkeysets;
+extern const char cn_scenario[];
+/* The operations the targets need (OPS_*). */
+#define CN_OPS (OPS_PRELOAD | OPS_HIT | OPS_DEP | OPS_GANG | OPS_TAGS)
+/* Prints the ratio table and the targets table; rows to @csv if not NULL. */
+void cn_report(const struct cn_results *r, FILE *out, FILE *csv);
 
 /* Fatal error with a message. */
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

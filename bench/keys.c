@@ -41,8 +41,9 @@ int keyset_by_name(const char *name)
  * Uniform 32-bit keys cost about one 576-byte leaf plus part of an inner
  * node per key once N approaches 2^22: ~3 GB at 2^22, ~10 GB at 2^24.
  * Uniform 64-bit keys cost several KB per key (a radix tree without path
- * compression builds a chain of nearly empty nodes per key): ~1.5 GB at
- * 2^18.
+ * compression builds a chain of nearly empty nodes per key): ~1.2 GB at
+ * 2^18, ~4.6 GB at 2^20, the largest size the compressed-node targets
+ * (--targets) are defined at.
  */
 size_t keyset_cap(enum keyset_kind kind)
 {
@@ -50,7 +51,7 @@ size_t keyset_cap(enum keyset_kind kind)
 	case KS_SPARSE32:
 		return (size_t)1 << 22;
 	case KS_SPARSE64:
-		return (size_t)1 << 18;
+		return (size_t)1 << 20;
 	default:
 		return (size_t)1 << 30;
 	}

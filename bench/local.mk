@@ -5,8 +5,10 @@
 #                          runs the default matrix (~2 minutes), `make
 #                          bench-full` the whole one, `make bench-sharing`
 #                          the named scenarios (a thread alone and next to
-#                          another one: shared cache lines, ~80 s);
-#                          bench/plot.sh draws the CSV.
+#                          another one: shared cache lines), `make
+#                          bench-targets` the compressed-node targets,
+#                          `make bench-plot` the sweep of N drawn by
+#                          bench/plot.sh (bench-plot-quick: a tiny one).
 #                          tests/bench-smoke.sh keeps it from rotting.
 #   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md).
 #   bench/cg-probe         instruction counts per operation under callgrind.
@@ -20,7 +22,7 @@ EXTRA_DIST += bench/plot.sh bench/csv2md.sh tests/bench-smoke.sh
 if HAVE_JUDY
 noinst_PROGRAMS += bench/rcuradix-bench
 bench_rcuradix_bench_SOURCES = bench/bench.h bench/main.c bench/util.c bench/keys.c \
-	bench/peers.c bench/single.c bench/concurrent.c bench/sharing.c
+	bench/peers.c bench/single.c bench/concurrent.c bench/sharing.c bench/targets.c
 bench_rcuradix_bench_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_rcuradix_bench_LDADD = lib/librcuradix.la $(URCU_CDS_LIBS) $(URCU_MEMB_LIBS) \
 	$(JUDY_LIBS) $(PTHREAD_LIBS) -ldl -lm
@@ -40,13 +42,32 @@ bench-full: bench/rcuradix-bench
 bench-sharing: bench/rcuradix-bench
 	./bench/rcuradix-bench --scenario all --csv bench-sharing.csv
 	@echo "CSV: bench-sharing.csv"
+# The compressed-node targets (doc/performance.md, "Compressed-node targets:
+# how to measure"): five key sets at 2^16, 2^18 and 2^20, against JudyL
+# and cds_lfht; long (uniform 64-bit keys take gigabytes at 2^20).
+bench-targets: bench/rcuradix-bench
+	./bench/rcuradix-bench --targets --csv bench-targets.csv
+	@echo "CSV: bench-targets.csv"
+# Bytes per key and lookups of every key set from 2^10 to 2^22 keys, drawn
+# by bench/plot.sh (gnuplot); bench-plot-quick: 2^10 and 2^12, one
+# repetition, as the smoke test runs it.
+bench-plot: bench/rcuradix-bench
+	./bench/rcuradix-bench --sweep --csv bench-sweep.csv
+	$(SHELL) $(srcdir)/bench/plot.sh bench-sweep.csv bench-plots
+bench-plot-quick: bench/rcuradix-bench
+	./bench/rcuradix-bench --sweep --smoke --quiet --csv bench-sweep.csv
+	$(SHELL) $(srcdir)/bench/plot.sh bench-sweep.csv bench-plots
 else
-bench bench-full bench-sharing:
+bench bench-full bench-sharing bench-targets bench-plot bench-plot-quick:
 	@echo "rcuradix-bench needs Judy (libjudy-dev): install it and re-run configure" >&2
 	@exit 1
 endif
-.PHONY: bench bench-full bench-sharing
-CLEANFILES += $(BENCH_CSV) bench-full.csv bench-sharing.csv
+.PHONY: bench bench-full bench-sharing bench-targets bench-plot bench-plot-quick
+CLEANFILES += $(BENCH_CSV) bench-full.csv bench-sharing.csv bench-targets.csv bench-sweep.csv
+clean-local: clean-bench-plots
+clean-bench-plots:
+	-rm -rf bench-plots
+.PHONY: clean-bench-plots
 
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe
@@ -115,5 +136,6 @@ EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
 	doc/perf/bench-K.csv doc/perf/bench-K.txt \
 	doc/perf/bench-S.txt doc/perf/bench-S1.csv doc/perf/bench-S2.csv doc/perf/bench-S3.csv \
 	doc/perf/bench-T.txt doc/perf/bench-T.csv \
+	doc/perf/bench-targets-16.txt doc/perf/bench-targets-16.csv \
 	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
 	doc/perf/gang.png doc/perf/scaling.png

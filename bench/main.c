@@ -12,6 +12,8 @@
  *   rcuradix-bench              the default matrix (about two minutes)
  *   rcuradix-bench --full       every key set at 2^10, 2^16, 2^20, 2^24
  *   rcuradix-bench --scenario all   the named scenarios (sharing.c)
+ *   rcuradix-bench --targets    the compressed-node targets (targets.c)
+ *   rcuradix-bench --sweep      memory and lookups from 2^10 to 2^22 keys
  *   rcuradix-bench --smoke      tiny sizes, one repetition (make check)
  *   rcuradix-bench --help       every option
  */
@@ -33,7 +35,6 @@
 
 #include <rcuradix/radix-tree.h>
 
-#define MAX_SIZES 8
 #define MAX_CONC 8
 #define MAX_RUNS 48
 #define MAX_SCEN 16
@@ -55,6 +56,8 @@ struct config {
 	int nscen;
 	uint64_t seed;
 	const char *csv;
+	bool targets; /* --targets: the compressed-node targets */
+	bool sweep;   /* --sweep: memory and lookups over a range of N */
 };
 
 /* Every scenario name, one per line of the usage text. */
@@ -80,7 +83,20 @@ static void usage(FILE *out)
 		"  --full              whole matrix: sizes 10,16,20,24 x all key sets (sparse\n"
 		"                      sets capped), concurrency at dense-rand 2^16, 2^20, 2^24\n"
 		"  --smoke             tiny: size 2^10, 1 repetition, short concurrency runs\n"
-		"                      (and scenario runs of 20 ms at 2^10, with --scenario)\n"
+		"                      (and scenario runs of 20 ms at 2^10, with --scenario);\n"
+		"                      with --targets or --sweep: sizes 2^10 and 2^12, no\n"
+		"                      concurrency runs\n"
+		"  --targets           the compressed-node targets: dense-rand, holes, clustered,\n"
+		"                      sparse32, sparse64 at sizes 16,18,20 against judyl and lfht,\n"
+		"                      scenario %s at each size\n"
+		"                      (500 ms runs); prints the rcuradix / JudyL ratios and\n"
+		"                      the targets with the worst ratio over the sizes\n"
+		"  --sweep             bytes per key and lookups of every key set at sizes\n"
+		"                      10,12,...,22 (capped key sets up to their cap), for\n"
+		"                      bench/plot.sh\n"
+		"  --ops O,O,...       single-thread operations: preload,hit,dependent,miss,gang,\n"
+		"                      walk,tags,delete or all (default all; the build and its\n"
+		"                      memory figures are always measured)\n"
 		"  --sizes L,L,...     log2 of the key counts (with --keysets: cross product)\n"
 		"  --keysets K,K,...   dense-seq,dense-rand,holes,clustered,sparse32,sparse64\n"
 		"  --runs K:L,...      single-thread runs, key set:log2 N (instead of the above)\n"
@@ -100,7 +116,7 @@ static void usage(FILE *out)
 		"  --seed S            key generation seed (default 42)\n"
 		"  --csv FILE          write every figure to FILE\n"
 		"  --quiet             no progress on stderr\n",
-		scenario_list());
+		cn_scenario, scenario_list());
 }
 
 /* Split @arg on commas and call @fn on each part. */
@@ -187,6 +203,26 @@ static void add_scenario(struct config *c, const char *s)
 	c->scen[c->nscen++] = i;
 }
 
+static void add_op(struct config *c, const char *s)
+{
+	static const struct {
+		const char *name;
+		unsigned int bit;
+	} ops[] = {
+		{ "preload", OPS_PRELOAD }, { "hit", OPS_HIT },	    { "dependent", OPS_DEP },
+		{ "miss", OPS_MISS },	    { "gang", OPS_GANG },   { "walk", OPS_WALK },
+		{ "tags", OPS_TAGS },	    { "delete", OPS_DELETE }, { "all", OPS_ALL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strcmp(ops[i].name, s) == 0) {
+			c->o.ops |= ops[i].bit;
+			return;
+		}
+	die("unknown operation '%s' (--help lists them)", s);
+}
+
 static void add_peer(struct config *c, const char *s)
 {
 	int p;
@@ -213,10 +249,13 @@ static void parse(int argc, char **argv, struct config *c)
 		{ "scenario-ms", required_argument, NULL, 'M' },
 		{ "scenario-size", required_argument, NULL, 'z' },
 		{ "root-offset", required_argument, NULL, 'O' },
+		{ "targets", no_argument, NULL, 'T' },	{ "sweep", no_argument, NULL, 'W' },
+		{ "ops", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool sizes_set = false, ks_set = false, conc_set = false, peers_set = false;
-	bool runs_set = false, reps_set = false;
+	bool runs_set = false, reps_set = false, smoke = false, ops_set = false;
+	bool scen_ms_set = false;
 	int opt, i;
 
 	memset(c, 0, sizeof(*c));
@@ -244,19 +283,31 @@ static void parse(int argc, char **argv, struct config *c)
 			sizes_set = conc_set = true;
 			break;
 		case 'S':
-			c->nsizes = 0;
-			add_size(c, "10");
-			c->nconc = 0;
-			add_conc(c, "dense-rand:10");
+			/* Sizes and concurrency runs once the mode is known. */
+			smoke = true;
 			c->o.conc_ms = 10;
 			c->o.reps = 1;
 			c->o.max_ops = (size_t)1 << 13;
 			c->o.warmup = false;
 			c->o.scen_ms = 20;
 			c->o.scen_log2 = 10;
-			reps_set = true;
-			sizes_set = conc_set = true;
+			reps_set = scen_ms_set = true;
 			break;
+		case 'T':
+			c->targets = true;
+			break;
+		case 'W':
+			c->sweep = true;
+			break;
+		case 'P': {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			c->o.ops = 0;
+			each_item(buf, add_op, c);
+			ops_set = true;
+			break;
+		}
 		case 's': {
 			char buf[256];
 
@@ -335,6 +386,7 @@ static void parse(int argc, char **argv, struct config *c)
 			c->o.scen_ms = atof(optarg);
 			if (!(c->o.scen_ms >= 1 && c->o.scen_ms <= 600e3))
 				die("--scenario-ms: 1..600000");
+			scen_ms_set = true;
 			break;
 		case 'z':
 			c->o.scen_log2 = atoi(optarg);
@@ -362,8 +414,65 @@ static void parse(int argc, char **argv, struct config *c)
 		exit(2);
 	}
 	c->o.seed = c->seed;
-	c->o.scen_reps = reps_set ? c->o.reps : 7;
-	if (c->nscen && !runs_set && !sizes_set && !ks_set && !conc_set) {
+	c->o.scen_reps = reps_set || c->targets ? c->o.reps : 7;
+	if (c->targets && c->sweep)
+		die("--targets and --sweep are two different runs");
+	if (smoke) {
+		if (!sizes_set) {
+			c->nsizes = 0;
+			add_size(c, "10");
+			if (c->targets || c->sweep)
+				add_size(c, "12");
+			sizes_set = true;
+		}
+		if (!conc_set) {
+			c->nconc = 0;
+			if (!c->targets && !c->sweep)
+				add_conc(c, "dense-rand:10");
+			conc_set = true;
+		}
+	}
+	if (!ops_set)
+		c->o.ops = c->targets ? CN_OPS : c->sweep ? OPS_HIT | OPS_DEP : OPS_ALL;
+	if (c->targets && !scen_ms_set)
+		c->o.scen_ms = 500;
+	if (c->targets || c->sweep) {
+		static const char *const sweep_sizes[] = { "10", "12", "14", "16", "18", "20", "22" };
+		int k, s;
+
+		if (runs_set)
+			die("--runs does not go with --targets or --sweep (use --sizes, --keysets)");
+		if (!sizes_set && c->targets) {
+			add_size(c, "16");
+			add_size(c, "18");
+			add_size(c, "20");
+		} else if (!sizes_set) {
+			for (i = 0; i < (int)(sizeof(sweep_sizes) / sizeof(sweep_sizes[0])); i++)
+				add_size(c, sweep_sizes[i]);
+		}
+		if (!ks_set)
+			for (i = 0; i < (c->targets ? cn_nkeysets : KS_COUNT); i++)
+				c->keysets[c->targets ? (int)cn_keysets[i] : i] = true;
+		if (!conc_set)
+			c->nconc = 0;
+		conc_set = true;
+		if (!peers_set && c->targets) {
+			add_peer(c, "rcuradix");
+			add_peer(c, "judyl");
+			add_peer(c, "lfht");
+			peers_set = true;
+		}
+		/* Key set by key set, each over the sizes; a size above a key
+		 * set's cap is left out (n/a in the targets table). */
+		for (k = 0; k < KS_COUNT; k++)
+			for (s = 0; s < c->nsizes && c->keysets[k]; s++) {
+				if (((size_t)1 << c->sizes[s]) > keyset_cap(k))
+					continue;
+				if (c->nruns == MAX_RUNS)
+					die("too many runs (at most %d)", MAX_RUNS);
+				c->runs[c->nruns++] = (struct run_spec){ k, c->sizes[s] };
+			}
+	} else if (c->nscen && !runs_set && !sizes_set && !ks_set && !conc_set) {
 		/* Scenarios alone. */
 		conc_set = true;
 	} else if (runs_set) {
@@ -505,6 +614,33 @@ static void print_header(const struct config *c, FILE *out)
 		}
 		fprintf(out, "\n           (%d x 2 runs of %.0f ms each, alone and with)\n",
 			c->o.scen_reps, c->o.scen_ms);
+	}
+	if (c->targets) {
+		fprintf(out, "           targets scenario: %s at", cn_scenario);
+		for (i = 0; i < c->nsizes; i++)
+			fprintf(out, " 2^%d", c->sizes[i]);
+		fprintf(out, " (%d x 2 runs of %.0f ms each, alone and with)\n", c->o.scen_reps,
+			c->o.scen_ms);
+	}
+	if (c->o.ops != OPS_ALL) {
+		fprintf(out, "           operations: insert, memory");
+		if (c->o.ops & OPS_PRELOAD)
+			fprintf(out, ", insert+preload");
+		if (c->o.ops & OPS_HIT)
+			fprintf(out, ", lookup hit");
+		if (c->o.ops & OPS_DEP)
+			fprintf(out, ", lookup dependent");
+		if (c->o.ops & OPS_MISS)
+			fprintf(out, ", lookup miss");
+		if (c->o.ops & OPS_GANG)
+			fprintf(out, ", gang");
+		if (c->o.ops & OPS_WALK)
+			fprintf(out, ", walk");
+		if (c->o.ops & OPS_TAGS)
+			fprintf(out, ", tags");
+		if (c->o.ops & OPS_DELETE)
+			fprintf(out, ", delete");
+		fprintf(out, " (--ops)\n");
 	}
 	fprintf(out, "           sparse32 is capped at 2^%d and sparse64 at 2^%d: uniform keys cost "
 		     "~1 KB (32-bit) and\n           ~5 KB (64-bit) per key in a 64-ary radix tree "
@@ -724,6 +860,7 @@ int main(int argc, char **argv)
 	FILE *csv = NULL;
 	struct table keep_single = { 0 }, keep_conc = { 0 };
 	bool have_single = false, have_conc = false;
+	static struct cn_results cn;
 	int i;
 
 	parse(argc, argv, &c);
@@ -737,6 +874,9 @@ int main(int argc, char **argv)
 	}
 	print_header(&c, stdout);
 	fflush(stdout);
+	cn.nsizes = c.nsizes;
+	memcpy(cn.log2n, c.sizes, sizeof(cn.log2n));
+	cn.reps = c.o.reps;
 
 	for (i = 0; i < c.nruns; i++) {
 		int k = c.runs[i].ks;
@@ -754,7 +894,14 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		if (csv)
 			table_csv(&t, csv);
-		if (k == KS_DENSE_RAND && keep_target(have_single ? keep_single.n : 0, n)) {
+		if (c.targets) {
+			int s;
+
+			for (s = 0; s < c.nsizes && c.sizes[s] != c.runs[i].log2n; s++)
+				;
+			cn.single[k][s] = t; /* every run's size is one of c.sizes */
+			cn.have[k][s] = true;
+		} else if (k == KS_DENSE_RAND && keep_target(have_single ? keep_single.n : 0, n)) {
 			table_free(&keep_single);
 			keep_single = t;
 			have_single = true;
@@ -800,8 +947,39 @@ int main(int argc, char **argv)
 			table_csv(&t, csv);
 		table_free(&t);
 	}
-	print_targets(have_single ? &keep_single : NULL, have_conc ? &keep_conc : NULL, stdout,
-		      csv);
+	/* The targets' scenario, at every size of the run. */
+	for (i = 0; c.targets && i < c.nsizes; i++) {
+		struct options o = c.o;
+		int which = scenario_by_name(cn_scenario);
+		struct table t = { .title = cn_scenario, .section = "scenario" };
+
+		o.scen_log2 = c.sizes[i];
+		if (((size_t)1 << o.scen_log2) > keyset_cap(KS_SPARSE64))
+			continue;
+		if (c.o.verbose)
+			fprintf(stderr, "scenario %s N=2^%d\n", t.title, o.scen_log2);
+		t.n = scenario_size(which, &o);
+		run_isolated(run_named, NULL, &o, &t);
+		scenario_print(which, &o, &t, stdout);
+		fflush(stdout);
+		if (csv)
+			table_csv(&t, csv);
+		cn.scen[i] = t;
+		cn.have_scen[i] = true;
+	}
+	if (c.targets) {
+		int k;
+
+		cn_report(&cn, stdout, csv);
+		for (i = 0; i < c.nsizes; i++) {
+			for (k = 0; k < KS_COUNT; k++)
+				table_free(&cn.single[k][i]);
+			table_free(&cn.scen[i]);
+		}
+	} else if (!c.sweep) {
+		print_targets(have_single ? &keep_single : NULL, have_conc ? &keep_conc : NULL,
+			      stdout, csv);
+	}
 	table_free(&keep_single);
 	table_free(&keep_conc);
 	if (csv && fclose(csv))

@@ -167,6 +167,15 @@ static double rr_own_bytes(void *t)
 	return (double)mem.bytes;
 }
 
+static double rr_node_bytes(void *t)
+{
+	struct radix_tree_memstat mem;
+
+	if (radix_tree_memory(t, &mem))
+		return -1;
+	return (double)mem.node_bytes;
+}
+
 static double rr_backing_bytes(void)
 {
 	struct rcuradix_stats st;
@@ -202,6 +211,7 @@ const struct peer_ops peer_rcuradix = {
 	.gang_tag = rr_gang_tag,
 	.walk_tagged = rr_walk_tagged,
 	.own_bytes = rr_own_bytes,
+	.node_bytes = rr_node_bytes,
 	.alloc_now = jemalloc_allocated,
 	.backing_bytes = rr_backing_bytes,
 	.pending_bytes = rr_pending_bytes,
@@ -344,6 +354,13 @@ static double jl_own_bytes(void *t)
 	return (double)(JudyLMemUsed(j->a) + JudyLMemUsed(j->tag[0]) + JudyLMemUsed(j->tag[1]));
 }
 
+/* Judy's count of the bytes in its nodes of the item array (the tag arrays
+ * are empty when memory is measured). */
+static double jl_node_bytes(void *t)
+{
+	return (double)JudyLMemUsed(((struct jl *)t)->a);
+}
+
 const struct peer_ops peer_judyl = {
 	.name = "judyl",
 	.allocator = "glibc malloc",
@@ -359,6 +376,7 @@ const struct peer_ops peer_judyl = {
 	.gang_tag = jl_gang_tag,
 	.walk_tagged = jl_walk_tagged,
 	.own_bytes = jl_own_bytes,
+	.node_bytes = jl_node_bytes,
 	.alloc_now = glibc_allocated,
 };
 
@@ -434,6 +452,7 @@ const struct peer_ops peer_judyl_rwlock = {
 	.gang_tag = jlr_gang_tag,
 	.walk_tagged = jlr_walk_tagged,
 	.own_bytes = jl_own_bytes,
+	.node_bytes = jl_node_bytes,
 	.alloc_now = glibc_allocated,
 };
 

@@ -4,10 +4,15 @@
 #                hits = throughput, dependent hits = latency)
 #   memory.png   bytes per key vs N, per structure, one panel per key set
 #                (a key set run at one size only shows points, no line)
+#   lookup-keysets.png  ns per lookup hit (random order) vs N, per
+#                structure, one panel per key set
 #   gang.png     ns per item of gang lookups and walks (dense-rand, N = 2^20
 #                or the largest N in the CSV)
 #   scaling.png  reader throughput: 1 reader, 2 readers, 1 reader + 1 writer
 #                (dense-rand, N = 2^20 or the largest concurrency run)
+#
+# A plot whose rows the CSV lacks is not drawn (rcuradix-bench --sweep
+# measures memory and lookups only: `make bench-plot`).
 #
 #   bench/plot.sh results.csv OUTDIR
 set -eu
@@ -91,9 +96,30 @@ gp="$tmp/memory.gp"
 } >"$gp"
 grep -q '^plot' "$gp" && gnuplot "$gp"
 
+# ---- lookup-keysets.png
+gp="$tmp/lookup-keysets.gp"
+{
+	echo "$common"
+	echo "set terminal pngcairo size 1400,800 font \",10\""
+	echo "set output '$out/lookup-keysets.png'"
+	echo "set multiplot layout 2,3 title \"ns per lookup of a present key, random order (median)\""
+	echo "set logscale y"
+	echo "set key top left opaque box"
+	echo "set xlabel 'N keys'"
+	echo "set ylabel 'ns / lookup'"
+	for ks in dense-rand dense-seq holes clustered sparse32 sparse64; do
+		c=$(lines_clause single "$ks" "lookup hit" ns/op)
+		[ -n "$c" ] || continue
+		echo "set title '$ks'"
+		echo "plot $c"
+	done
+	echo "unset multiplot"
+} >"$gp"
+grep -q '^plot' "$gp" && gnuplot "$gp"
+
 # ---- gang.png: grouped bars, operations x structures
 n=$(pick_n single)
-if [ -n "$n" ]; then
+if [ -n "$n" ] && grep -q '^single,dense-rand,[0-9]*,gang64,' "$csv"; then
 	dat="$tmp/gang.dat"
 	awk -F, -v n="$n" -v structs="$structs" '
 		BEGIN { ns = split(structs, S, " ");

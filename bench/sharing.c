@@ -66,12 +66,19 @@ struct scenario_spec {
  * its level-3 node (2^18) to itself: a delete frees two or three nodes
  * through call_rcu and an insert allocates as many.  Dense keys fill their leaves: a delete frees no
  * node and an insert allocates none.  At 2^12 two sparse trees (about 5 MB
- * each) stay in the L3 next to each other.
+ * each) stay in the L3 next to each other.  Uniform 64-bit keys (the
+ * compressed-node targets' scenario, --targets) share only the top levels:
+ * the writer frees and allocates a chain of nodes per update while the
+ * reader walks the same tree.
  */
 static const struct scenario_spec specs[] = {
 	{ "reader-next-to-writer",
 	  "reader on CPU 0 and writer on CPU 1 on the same tree (root shared)",
 	  READER, WRITER, false, KS_DENSE_RAND, KS_DENSE_RAND, 20, 20, "reader", "writer", 0.9 },
+	{ "reader-next-to-writer-sparse64",
+	  "reader on CPU 0 and writer on CPU 1 on the same tree of uniform 64-bit keys "
+	  "(every update frees or allocates nodes)",
+	  READER, WRITER, false, KS_SPARSE64, KS_SPARSE64, 16, 16, "reader", "writer", 0.8 },
 	{ "reader-next-to-other-writer",
 	  "reader on CPU 0, writer on CPU 1 on an identical tree of its own (nothing of the "
 	  "tree shared)",

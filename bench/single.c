@@ -4,6 +4,8 @@
  * peer from the key set and times every operation on it: insert, lookups
  * (random order, dependent, misses), gang lookups, full walk, tags, tagged
  * gang lookups and walks, delete; a second build times insert with preload.
+ * --ops chooses among them (options.ops); the first build and the memory
+ * figures taken after it are always measured.
  * Times are CPU time of the measuring thread (see clock_ns()).
  * Passes are interleaved across peers (A B C A B C ...), after one discarded
  * warm-up pass per peer; every result is also checked (counts, hits,
@@ -53,6 +55,7 @@ static double clock_ns(void)
 #define OP_TWALK64 "tagged walk 1/64"
 #define OP_DELETE "delete"
 #define OP_MEM_OWN "memory (own)"
+#define OP_MEM_NODES "memory (nodes)"
 #define OP_MEM_ALLOC "memory (allocator)"
 #define OP_MEM_BACKING "memory (backing)"
 
@@ -73,6 +76,7 @@ static void declare_rows(struct table *t)
 	table_row(t, OP_TWALK64, "ns/item", false);
 	table_row(t, OP_DELETE, "ns/op", false);
 	table_row(t, OP_MEM_OWN, "B/key", false);
+	table_row(t, OP_MEM_NODES, "B/key", false);
 	table_row(t, OP_MEM_ALLOC, "B/key", false);
 	table_row(t, OP_MEM_BACKING, "B/key", false);
 }
@@ -259,6 +263,8 @@ static void measure_memory(const struct peer_ops *p, int pi, void *inst, const s
 	if (p->thread_done)
 		p->thread_done(); /* the per-thread reserve is not the tree's */
 	record(t, pi, OP_MEM_OWN, p->own_bytes(inst) / n);
+	if (p->node_bytes)
+		record(t, pi, OP_MEM_NODES, p->node_bytes(inst) / n);
 	now = p->alloc_now();
 	if (alloc0 >= 0 && now >= 0)
 		record(t, pi, OP_MEM_ALLOC, (now - alloc0) / n);
@@ -278,16 +284,19 @@ static void one_pass(int pi, const struct keyset *ks, const struct options *o, s
 		return; /* this peer cannot hold the key set */
 	record(t, pi, OP_INSERT, time_inserts(p, inst, ks, p->insert));
 	measure_memory(p, pi, inst, ks, alloc0, t);
-	record(t, pi, OP_HIT, time_hits(p, inst, ks, ops));
-	record(t, pi, OP_DEP, time_dependent(p, inst, ks, ops));
-	record(t, pi, OP_MISS, time_misses(p, inst, ks, ops));
-	if (p->gang) {
+	if (o->ops & OPS_HIT)
+		record(t, pi, OP_HIT, time_hits(p, inst, ks, ops));
+	if (o->ops & OPS_DEP)
+		record(t, pi, OP_DEP, time_dependent(p, inst, ks, ops));
+	if (o->ops & OPS_MISS)
+		record(t, pi, OP_MISS, time_misses(p, inst, ks, ops));
+	if (p->gang && (o->ops & OPS_GANG)) {
 		record(t, pi, OP_GANG16, time_gang(inst, ks, ops, 16, -1, p->gang, NULL));
 		record(t, pi, OP_GANG64, time_gang(inst, ks, ops, 64, -1, p->gang, NULL));
 	}
-	if (p->walk)
+	if (p->walk && (o->ops & OPS_WALK))
 		record(t, pi, OP_WALK, time_walk(p, inst, ks, -1, o->max_ops));
-	if (p->tag_set) {
+	if (p->tag_set && (o->ops & OPS_TAGS)) {
 		record(t, pi, OP_TAG_SET, time_tag_set(p, inst, ks));
 		if (ks->ntag[TAG_8])
 			record(t, pi, OP_TGANG8,
@@ -298,10 +307,11 @@ static void one_pass(int pi, const struct keyset *ks, const struct options *o, s
 		record(t, pi, OP_TWALK8, time_walk(p, inst, ks, TAG_8, o->max_ops));
 		record(t, pi, OP_TWALK64, time_walk(p, inst, ks, TAG_64, o->max_ops));
 	}
-	record(t, pi, OP_DELETE, time_deletes(p, inst, ks));
+	if (o->ops & OPS_DELETE)
+		record(t, pi, OP_DELETE, time_deletes(p, inst, ks));
 	p->destroy(inst);
 
-	if (p->insert_preload) {
+	if (p->insert_preload && (o->ops & OPS_PRELOAD)) {
 		inst = p->create(ks);
 		record(t, pi, OP_INSERT_PRELOAD, time_inserts(p, inst, ks, p->insert_preload));
 		p->destroy(inst);

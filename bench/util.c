@@ -251,7 +251,7 @@ const struct row *table_find(const struct table *t, const char *op, const char *
 	return NULL;
 }
 
-static void fmt_num(char *buf, size_t len, double v)
+void fmt_num(char *buf, size_t len, double v)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
@@ -268,26 +268,41 @@ static void fmt_num(char *buf, size_t len, double v)
 /*
  * One cell: "median [min] ratio"; the ratio is peer/rcuradix of the
  * medians.  For figures where higher is better, min is the worst rep too
- * (the smallest value).
+ * (the smallest value).  Rows no peer measured (--ops) and peers that
+ * measured nothing in the table (disabled, or unable to hold the key set)
+ * are left out.
  */
 void table_print(const struct table *t, FILE *out)
 {
+	bool shown[NPEERS] = { false };
 	int r, p;
 
+	for (r = 0; r < t->nrows; r++)
+		for (p = 0; p < NPEERS; p++)
+			shown[p] |= cell_ok(&t->rows[r].c[p]);
+	shown[0] = true;
 	fprintf(out, "\n== %s: %s, N = %zu ==\n", t->section, t->title, t->n);
 	fprintf(out, "%-24s %-9s", "operation", "unit");
 	for (p = 0; p < NPEERS; p++)
-		fprintf(out, " %-24s", peers[p]->name);
+		if (shown[p])
+			fprintf(out, " %-24s", peers[p]->name);
 	fprintf(out, "\n");
 	for (r = 0; r < t->nrows; r++) {
 		const struct row *row = &t->rows[r];
 		double base = cell_ok(&row->c[0]) ? cell_median(&row->c[0]) : NAN;
+		bool any = false;
 
+		for (p = 0; p < NPEERS; p++)
+			any |= cell_ok(&row->c[p]);
+		if (!any)
+			continue;
 		fprintf(out, "%-24s %-9s", row->op, row->unit);
 		for (p = 0; p < NPEERS; p++) {
 			const struct cell *c = &row->c[p];
 			char med[16], mn[16], buf[64];
 
+			if (!shown[p])
+				continue;
 			if (!cell_ok(c)) {
 				fprintf(out, " %-24s", "n/a");
 				continue;
