@@ -202,7 +202,7 @@ static bool rt_verify_entry(struct rt_verify *v, const void *entry, unsigned lon
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 		tags_out[tag] = false;
 	if (!rt_is_internal(entry) || ((uintptr_t)entry & (RT_NODE_ALIGN - 1) &
-				       ~(RT_ENTRY_INTERNAL | RT_ENTRY_LEVEL_MASK | RT_ENTRY_COMPACT)))
+				       ~(RT_ENTRY_INTERNAL | RT_ENTRY_LEVEL_MASK | RT_ENTRY_FULL)))
 		return rt_verify_fail(v, base, level, "bad entry encoding %p", entry);
 	if (level >= RT_MAX_LEVELS || (base & rt_level_maxindex(level)))
 		return rt_verify_fail(v, base, level, "level or base out of range");

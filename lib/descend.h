@@ -102,8 +102,9 @@ static inline bool rt_prefix_match(unsigned long prefix, unsigned long sfx, cons
 }
 
 /*
- * rt_descend_at() - the slot for @index, or NULL if the tree has none;
+ * rt_descend_from() - the slot for @index, or NULL if the tree has none;
  * *@at (if given) gets the node holding it and the slot's position.
+ * Starts at the root, or (a reader) at @entry, a node on @index's path.
  * A reader passes @path NULL and loads with rt_entry_rcu(), and gets in
  * *@item the item the slot held when it was read (a C slot may read NULL
  * a moment later, once its node is copied); a writer (tree
@@ -120,14 +121,21 @@ static inline bool rt_prefix_match(unsigned long prefix, unsigned long sfx, cons
  * step is load -> mask -> load.
  * Context: RCU reader (@path NULL), or tree lock held.
  */
-static inline void **rt_descend_at(const struct radix_tree_root *root, unsigned long index,
-				   struct rt_path *path, void **item, struct rt_path_step *at)
+static inline __attribute__((always_inline)) void **
+rt_descend_from(const struct radix_tree_root *root, unsigned long index, struct rt_path *path,
+		void **item, struct rt_path_step *at, void *entry)
 {
 	const struct radix_tree_root *locked = path ? root : NULL;
-	unsigned long base;
+	unsigned long base = 0;
 	unsigned int level;
-	void *entry;
 
+	if (entry) {
+		/* A reader's fast path handed over at this node. */
+		level = rt_entry_level(entry);
+		if (at)
+			base = index & ~rt_level_maxindex(level);
+		goto descend;
+	}
 restart:
 	entry = path ? rt_entry_locked(root, root->rnode) : rt_entry_rcu(root->rnode);
 	if (path) {
@@ -143,6 +151,7 @@ restart:
 		return NULL;
 	}
 	base = 0;
+descend:
 	for (;;) {
 		struct rt_cnode *cnode;
 		unsigned long sfx;
@@ -171,9 +180,11 @@ restart:
 			if (!entry)
 				return NULL;  /* path->end: RT_END_EMPTY */
 			/* An F node's child sits one level down (verify checks
-			 * it), so its base and level follow from the index. */
+			 * it), so its base and level follow from the index
+			 * (the base is wanted only for the path). */
 			level--;
-			base = index & ~rt_level_maxindex(level);
+			if (path || at)
+				base = index & ~rt_level_maxindex(level);
 			rt_assert(rt_entry_level(entry) == level);
 			continue;
 		}
@@ -208,8 +219,79 @@ restart:
 		}
 		entry = child;
 		level = rt_entry_level(child);
-		base = index & ~rt_level_maxindex(level);
+		if (path || at)
+			base = index & ~rt_level_maxindex(level);
 	}
+}
+
+
+/*
+ * rt_descend_full() - a reader's descent through full nodes: the leaf slot
+ * for @index, or NULL.  Each level is load, mask, load, with the shift in a
+ * register, and one test for "empty or compact" (only an F node's entry
+ * has RT_ENTRY_FULL set).  On NULL,
+ * *@stop is NULL: a miss.  If it meets a compact node, *@stop gets its
+ * entry and the caller goes on out of line (rt_descend_rcu_slow()).
+ */
+static inline __attribute__((always_inline)) void **
+rt_descend_full(const struct radix_tree_root *root, unsigned long index, void **stop)
+{
+	void *entry = rt_entry_rcu(root->rnode);
+	unsigned int shift = rt_shift(rt_entry_level(entry));
+
+	/* (An empty tree's level reads 0: any index above 63 stops here.) */
+	if (index > rt_level_maxindex(rt_entry_level(entry))) {
+		*stop = NULL;
+		return NULL;
+	}
+	for (;; shift -= RT_MAP_SHIFT) {
+		void **slot;
+
+		/* One test for "empty (NULL) or compact": the caller tells
+		 * them apart by *@stop. */
+		if (caa_unlikely(!((uintptr_t)entry & RT_ENTRY_FULL))) {
+			*stop = entry;
+			return NULL;
+		}
+		slot = &rt_entry_node(entry)->slots[(index >> shift) & RT_MAP_MASK];
+		if (shift == 0)
+			return slot;
+		entry = rt_entry_rcu(*slot);
+		/* An F node's child sits one level down (verify checks it). */
+		rt_assert(!entry || rt_entry_level(entry) == shift / RT_MAP_SHIFT - 1);
+	}
+}
+
+/* The reader's descent once it meets a compact node (out of line: the
+ * full-node loop stays short); the second returns the item itself. */
+RT_HIDDEN void **rt_descend_rcu_slow(const struct radix_tree_root *root, unsigned long index,
+				     void **item, struct rt_path_step *at, void *entry);
+RT_HIDDEN void *rt_lookup_rcu_slow(const struct radix_tree_root *root, unsigned long index,
+				   void *entry);
+
+/*
+ * rt_descend_at() - as rt_descend_from() from the root; a reader runs the
+ * full nodes inline (rt_descend_full()).
+ */
+static inline __attribute__((always_inline)) void **
+rt_descend_at(const struct radix_tree_root *root, unsigned long index, struct rt_path *path,
+	      void **item, struct rt_path_step *at)
+{
+	void **slot;
+	void *stop = NULL;
+
+	if (path)
+		return rt_descend_from(root, index, path, item, at, NULL);
+	slot = rt_descend_full(root, index, &stop);
+	if (slot) {
+		if (item)
+			*item = rt_entry_rcu(*slot);
+		if (at)
+			*at = (struct rt_path_step){ rt_node_entry(rt_slot_leaf(slot, index), 0),
+						     index & ~RT_MAP_MASK, (int)(index & RT_MAP_MASK) };
+		return slot;
+	}
+	return stop ? rt_descend_rcu_slow(root, index, item, at, stop) : NULL;
 }
 
 /*
@@ -247,8 +329,9 @@ static inline void *rt_top_shrink_child(const struct radix_tree_root *root, void
 }
 
 /* rt_descend_at() without the last node's identity. */
-static inline void **rt_descend(const struct radix_tree_root *root, unsigned long index,
-				struct rt_path *path, void **item)
+static inline __attribute__((always_inline)) void **
+rt_descend(const struct radix_tree_root *root, unsigned long index, struct rt_path *path,
+	   void **item)
 {
 	return rt_descend_at(root, index, path, item, NULL);
 }

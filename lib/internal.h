@@ -73,7 +73,9 @@
  * of a node address are free:
  *      bit 0      1 = internal entry (items have their two low bits clear)
  *      bits 1..   the node's level (4 bits: 0..10; 8-slot build 5: 0..21)
- *      next bit   RT_ENTRY_COMPACT: a C node (else F)
+ *      next bit   RT_ENTRY_FULL: an F node (clear: a C node), so that one
+ *                 test of this bit tells a reader "an F node" from "NULL or
+ *                 a C node"
  *
  * Lock rules: everything a writer changes is changed under root->lock.
  * Readers never write.  Every load of a slot, of root->rnode or of a bitmap
@@ -140,9 +142,9 @@
 #define RT_ENTRY_LEVEL_BITS 5
 #endif
 #define RT_ENTRY_LEVEL_MASK (((1UL << RT_ENTRY_LEVEL_BITS) - 1) << RT_ENTRY_LEVEL_SHIFT)
-#define RT_ENTRY_COMPACT (1UL << (RT_ENTRY_LEVEL_SHIFT + RT_ENTRY_LEVEL_BITS))
+#define RT_ENTRY_FULL (1UL << (RT_ENTRY_LEVEL_SHIFT + RT_ENTRY_LEVEL_BITS))
 /* 64 bytes (64-slot build), 128 (8-slot build: one more level bit). */
-#define RT_NODE_ALIGN (RT_ENTRY_COMPACT << 1)
+#define RT_NODE_ALIGN (RT_ENTRY_FULL << 1)
 #define RT_ITEM_ALIGN_MASK 3UL
 
 /* While a node waits on its root's retired list (tree lock held), the
@@ -210,7 +212,7 @@ static inline struct rt_cnode *rt_entry_cnode(const void *entry)
 
 static inline bool rt_entry_compact(const void *entry)
 {
-	return ((uintptr_t)entry & RT_ENTRY_COMPACT) != 0;
+	return ((uintptr_t)entry & RT_ENTRY_FULL) == 0;  /* internal entries only */
 }
 
 static inline unsigned int rt_entry_level(const void *entry)
@@ -221,13 +223,13 @@ static inline unsigned int rt_entry_level(const void *entry)
 static inline void *rt_node_entry(const struct rt_node *node, unsigned int level)
 {
 	return (void *)((uintptr_t)node | ((uintptr_t)level << RT_ENTRY_LEVEL_SHIFT) |
-			RT_ENTRY_INTERNAL);
+			RT_ENTRY_FULL | RT_ENTRY_INTERNAL);
 }
 
 static inline void *rt_cnode_entry(const struct rt_cnode *node)
 {
 	return (void *)((uintptr_t)node | ((uintptr_t)node->level << RT_ENTRY_LEVEL_SHIFT) |
-			RT_ENTRY_COMPACT | RT_ENTRY_INTERNAL);
+			RT_ENTRY_INTERNAL);
 }
 
 static inline bool rt_item_valid(const void *item)
@@ -252,7 +254,9 @@ static inline unsigned long rt_level_maxindex(unsigned int level)
 {
 	unsigned int bits = rt_shift(level + 1);
 
-	return bits >= RT_BITS_PER_LONG ? ULONG_MAX : (1UL << bits) - 1;
+	/* Branch-free (a conditional move): descents call it at every level. */
+	bits = bits < RT_BITS_PER_LONG ? bits : RT_BITS_PER_LONG;
+	return ~0UL >> (RT_BITS_PER_LONG - bits);
 }
 
 /* Smallest level whose subtree covers @index. */
@@ -284,6 +288,12 @@ static inline unsigned long rt_index_at(unsigned long index, unsigned int level,
 }
 
 
+
+/* The full leaf holding @slot, the slot of @index. */
+static inline struct rt_node *rt_slot_leaf(void **slot, unsigned long index)
+{
+	return caa_container_of(slot - (index & RT_MAP_MASK), struct rt_node, slots[0]);
+}
 
 /* ---- compact nodes: geometry ------------------------------------------- */
 

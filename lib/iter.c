@@ -215,7 +215,7 @@ static enum rt_search rt_search_full(struct rt_walk *w, void *entry, unsigned lo
 		if (child) {
 			r = rt_search(w, child, index & ~rt_level_maxindex(level - 1));
 			if (r == RT_SEARCH_FOUND && level == 1 && !rt_entry_compact(child))
-				w->iter->parent = node;  /* the next chunk starts here */
+				w->iter->parent = entry;  /* the next chunk starts here */
 			if (r != RT_SEARCH_NONE)
 				return r;
 		} else {
@@ -359,8 +359,7 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 	 */
 	if (iter->parent && !rt_entry_compact(iter->parent) && (start & rt_level_maxindex(1)) != 0) {
 		w.from_parent = true;
-		r = rt_search(&w, rt_node_entry((struct rt_node *)iter->parent, 1),
-			      start & ~rt_level_maxindex(1));
+		r = rt_search(&w, iter->parent, start & ~rt_level_maxindex(1));
 		w.from_parent = false;
 		if (r == RT_SEARCH_FOUND)
 			goto found;

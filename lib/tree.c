@@ -23,15 +23,31 @@
 
 /* ---- readers ---------------------------------------------------------- */
 
-RCURADIX_API void *radix_tree_lookup(const struct radix_tree_root *root, unsigned long index)
+void **rt_descend_rcu_slow(const struct radix_tree_root *root, unsigned long index,
+			   void **item, struct rt_path_step *at, void *entry)
+{
+	return rt_descend_from(root, index, NULL, item, at, entry);
+}
+
+void *rt_lookup_rcu_slow(const struct radix_tree_root *root, unsigned long index, void *entry)
 {
 	void *item = NULL;
+
+	rt_descend_from(root, index, NULL, &item, NULL, entry);
+	return item;
+}
+
+RCURADIX_API void *radix_tree_lookup(const struct radix_tree_root *root, unsigned long index)
+{
+	void **slot, *stop = NULL;
 
 	if (!root)
 		return NULL;
 	rt_reader_check(root, __func__);
-	rt_descend(root, index, NULL, &item);
-	return item;
+	slot = rt_descend_full(root, index, &stop);
+	if (slot)
+		return rt_entry_rcu(*slot);
+	return stop ? rt_lookup_rcu_slow(root, index, stop) : NULL;
 }
 
 RCURADIX_API void **radix_tree_lookup_slot(const struct radix_tree_root *root,
@@ -96,17 +112,27 @@ static unsigned int rt_ents_collect(const struct radix_tree_root *root,
 	return n;
 }
 
-/* Should @n entries at @level be a full node?  A leaf, once a compact node
- * would be as large; above the leaves, when every entry is a child one
- * level down (a full node has nowhere to keep items or prefixes) and a
- * compact node would be as large. */
+/*
+ * Should @n entries at @level be a full node?  A leaf, once a compact node
+ * would be as large.  Above the leaves, when every entry is a child one
+ * level down (a full node has nowhere to keep items or prefixes) and there
+ * are RT_F_MIN_CHILDREN of them: a full node then costs at most a few
+ * hundred bytes more than a compact one, once per such node (one in 64
+ * of the nodes below it when dense), and saves every lookup through it a
+ * scan of its entries.
+ */
+#define RT_F_MIN_CHILDREN 4U
+
 static bool rt_wants_full(unsigned int level, const struct rt_ent *ents, unsigned int n)
 {
 	unsigned int i;
 
-	if (rt_cnode_bytes_for(n, rt_sfx_width(level)) < sizeof(struct rt_node))
+	if (level == 0)
+		return rt_cnode_bytes_for(n, rt_sfx_width(level)) >= sizeof(struct rt_node);
+	if (n < RT_F_MIN_CHILDREN &&
+	    rt_cnode_bytes_for(n, rt_sfx_width(level)) < sizeof(struct rt_node))
 		return false;
-	for (i = 0; level > 0 && i < n; i++)
+	for (i = 0; i < n; i++)
 		if (!rt_is_internal(ents[i].entry) || rt_entry_level(ents[i].entry) != level - 1)
 			return false;
 	return true;
@@ -229,7 +255,7 @@ struct rt_plan {
 static void *rt_placeholder(unsigned int level, bool full)
 {
 	return (void *)(((uintptr_t)level << RT_ENTRY_LEVEL_SHIFT) |
-			(full ? 0 : RT_ENTRY_COMPACT) | RT_ENTRY_INTERNAL | RT_NODE_ALIGN);
+			(full ? RT_ENTRY_FULL : 0) | RT_ENTRY_INTERNAL | RT_NODE_ALIGN);
 }
 
 /*
@@ -370,6 +396,70 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 	return 0;
 }
 
+/*
+ * Split a compressed path: @index leaves the prefix of the child entry of
+ * @path's last step.  A node at the level where they part, holding the
+ * child and the item, takes the child's place, in place: the entry's
+ * stored prefix stays, and read at the new node's level it is the new
+ * node's prefix; its tag bits are the child's.  If that level is the one
+ * just below, the node may now hold only children one level down, enough
+ * of them to be a full node: then it is copied into one, with the new
+ * node, and retired.
+ */
+static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
+			   unsigned long index, void *item)
+{
+	struct rt_path_step *leaf = rt_path_leaf(path);
+	struct rt_cnode *node = rt_entry_cnode(leaf->entry);
+	unsigned int level = node->level, w = rt_sfx_width(level), pos = (unsigned int)leaf->pos;
+	void **slots = rt_cnode_slots(node);
+	void *child = rt_entry_locked(root, slots[pos]);
+	unsigned long prefix = rt_sfx_get(node, w, pos);
+	unsigned long sfx = index & rt_level_maxindex(level);
+	struct rt_plan plan;
+	struct rt_node_plan *top = rt_plan_one(&plan, level), *sub = &plan.node[1];
+	unsigned int i;
+	void *entry;
+
+	sub->level = rt_diverge_level((prefix ^ sfx) & ~rt_level_maxindex(rt_entry_level(child)));
+	sub->room = 0;
+	sub->n = 0;
+	sub->ents[sub->n++] = (struct rt_ent){ prefix & rt_level_maxindex(sub->level), child,
+					       rt_cnode_tags(node)[pos] };
+	sub->ents[sub->n++] = (struct rt_ent){ sfx & rt_level_maxindex(sub->level), item, 0 };
+	if (sub->level == level - 1) {
+		for (i = 0; i < node->next; i++) {
+			void *e = rt_entry_locked(root, slots[i]);
+
+			if (!e)
+				continue;
+			if (i == pos) {
+				top->child_at = top->n;
+				e = rt_placeholder(sub->level, false);
+			}
+			top->ents[top->n++] = (struct rt_ent){ rt_sfx_get(node, w, i), e,
+							       rt_cnode_tags(node)[i] };
+		}
+		if (rt_wants_full(level, top->ents, top->n)) {
+			plan.nr = 2;
+			entry = rt_plan_build(root, &plan);
+			if (!entry)
+				return -ENOMEM;
+			rt_replace_node(root, path, path->depth - 1, entry);
+			rt_cnode_retire(root, leaf->entry, leaf->base);
+			return 0;
+		}
+	}
+	plan.node[0] = *sub;
+	plan.nr = 1;
+	entry = rt_plan_build(root, &plan);
+	if (!entry)
+		return -ENOMEM;
+	/* Publish: the new node in the child's place. */
+	rt_publish(slots[pos], entry);
+	return 0;
+}
+
 static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, void *item)
 {
 	struct rt_path path;
@@ -426,30 +516,10 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 		rt_publish(root->rnode, entry);
 		break;
 	}
-	case RT_END_DIVERGE: {
-		/* Split a compressed path: a node at the level where @index
-		 * leaves the child's prefix, holding the child and the item,
-		 * takes the child's place.  The entry's stored prefix stays:
-		 * read at the new node's level it is the new node's prefix. */
-		struct rt_cnode *node = rt_entry_cnode(leaf->entry);
-		unsigned int w = rt_sfx_width(node->level), pos = (unsigned int)leaf->pos;
-		void *child = rt_entry_locked(root, rt_cnode_slots(node)[pos]);
-		unsigned long prefix = rt_sfx_get(node, w, pos);
-		unsigned long sfx = index & rt_level_maxindex(node->level);
-
-		p = rt_plan_one(&plan, rt_diverge_level((prefix ^ sfx) &
-						~rt_level_maxindex(rt_entry_level(child))));
-		p->ents[p->n++] = (struct rt_ent){ prefix & rt_level_maxindex(p->level), child,
-						   rt_cnode_tags(node)[pos] };
-		p->ents[p->n++] = (struct rt_ent){ sfx & rt_level_maxindex(p->level), item, 0 };
-		entry = rt_plan_build(root, &plan);
-		if (!entry)
+	case RT_END_DIVERGE:
+		if (rt_insert_split(root, &path, index, item))
 			return -ENOMEM;
-		/* Publish: the new node in the child's place; its tag bits
-		 * are the child's. */
-		rt_publish(rt_cnode_slots(node)[pos], entry);
 		break;
-	}
 	}
 	root->nr_items++;
 	return 0;

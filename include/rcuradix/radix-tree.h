@@ -678,10 +678,11 @@ RCURADIX_API int radix_tree_verify(const struct radix_tree_root *root);
  *              current run of consecutive keys in a compact node.
  * @run_end:    the slot after the current run of consecutive set bits.
  * @bias:       the key of slot s is @bias + (uintptr_t)s / sizeof(void *).
- * @parent:     the current full leaf's full parent node: the next chunk
- *              is searched from there; or the compact node of the current
- *              run (valid only within the walk's read-side section or
- *              lock; radix_tree_iter_resume() forgets it).
+ * @parent:     the current full leaf's full parent node (as the library
+ *              encodes it): the next chunk is searched from there; or the
+ *              compact node of the current run (valid only within the
+ *              walk's read-side section or lock; radix_tree_iter_resume()
+ *              forgets it).
  * @done:       non-zero once the walk may not continue (it reached
  *              ULONG_MAX, or a contiguous walk met a hole).
  */
