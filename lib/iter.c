@@ -127,7 +127,7 @@ static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
 	iter->run_end = &node->slots[offset] +
 			(run ? (unsigned int)__builtin_ctzl(run) : RT_BITS_PER_LONG);
 	iter->bias = index - (unsigned long)((uintptr_t)&node->slots[offset] / sizeof(void *));
-	iter->parent = parent;
+	iter->parent = parent ? rt_node_entry(parent, 1) : NULL;
 	if (prefetch)
 		rt_prefetch_leaf(node, offset);
 	return &node->slots[offset];
@@ -156,86 +156,14 @@ static unsigned int rt_next_wanted(struct rt_node *node, unsigned int level, uns
 	return b ? (unsigned int)__builtin_ctzl(b) : RT_MAP_SIZE;
 }
 
-/* ---- the search ---------------------------------------------------------- */
-
-/* How a search below one node ended. */
-enum rt_search {
-	RT_SEARCH_FOUND,  /* @iter holds the chunk */
-	RT_SEARCH_NONE,   /* nothing wanted from w->index to the node's last key */
-	RT_SEARCH_END,    /* nothing wanted up to ULONG_MAX */
-	RT_SEARCH_RETRY,  /* met a retired node: search again from the root */
-};
-
-struct rt_walk {
-	struct radix_tree_iter *iter;
-	unsigned long index;  /* every wanted key below it was handed out */
-	int tag;              /* -1: every present key */
-	unsigned int flags;
-	bool from_parent;     /* went on from the previous chunk's parent */
-};
-
-static enum rt_search rt_search(struct rt_walk *w, void *entry, unsigned long base);
-
-/* Move w->index past the subtree of @entry based at @base. */
-static enum rt_search rt_search_past(struct rt_walk *w, void *entry, unsigned long base)
-{
-	unsigned long last = base | rt_level_maxindex(rt_entry_level(entry));
-
-	if (last == ULONG_MAX)
-		return RT_SEARCH_END;
-	w->index = last + 1;
-	return RT_SEARCH_NONE;
-}
-
-static enum rt_search rt_search_full(struct rt_walk *w, void *entry, unsigned long base)
-{
-	struct rt_node *node = rt_entry_node(entry);
-	unsigned int level = rt_entry_level(entry);
-
-	for (;;) {
-		unsigned int offset = rt_offset(w->index, level);
-		unsigned long bits = 0;
-		unsigned int found = rt_next_wanted(node, level, offset, w->tag, w->flags, &bits);
-		unsigned long index;
-		enum rt_search r;
-		void *child;
-
-		if (found == RT_MAP_SIZE)
-			return rt_search_past(w, entry, base);
-		index = found == offset ? w->index : rt_index_at(w->index, level, found);
-		w->index = index;
-		if (level == 0) {
-			rt_chunk_found(w->iter, node, NULL, index, found, bits,
-				       !(w->flags & RT_ITER_NO_BITMAP) && !w->from_parent);
-			return RT_SEARCH_FOUND;
-		}
-		if (level == 1 && !(w->flags & RT_ITER_NO_BITMAP))
-			rt_prefetch_next_leaves(node, bits, w->from_parent);
-		child = rt_entry_rcu(node->slots[found]);
-		if (child) {
-			r = rt_search(w, child, index & ~rt_level_maxindex(level - 1));
-			if (r == RT_SEARCH_FOUND && level == 1 && !rt_entry_compact(child))
-				w->iter->parent = entry;  /* the next chunk starts here */
-			if (r != RT_SEARCH_NONE)
-				return r;
-		} else {
-			/* A stale tag or a concurrent delete: skip the slot. */
-			index = rt_next_slot_index(index, level);
-			if (index == 0)
-				return RT_SEARCH_END;
-			w->index = index;
-		}
-		if (found == RT_MAP_SIZE - 1)
-			return rt_search_past(w, entry, base);
-	}
-}
+/* ---- compact nodes --------------------------------------------------------- */
 
 /* Fill @iter with the run of consecutive keys in consecutive entries of
- * C node @node that starts at entry @pos, key @key. */
-static void rt_chunk_run(struct rt_walk *w, struct rt_cnode *node, unsigned int n,
-			 unsigned int pos, unsigned long key)
+ * C node @node that starts at entry @pos, key @key (@tag: a tagged walk's
+ * tag, or -1). */
+static void rt_chunk_run(struct radix_tree_iter *iter, struct rt_cnode *node, unsigned int n,
+			 unsigned int pos, unsigned long key, int tag)
 {
-	struct radix_tree_iter *iter = w->iter;
 	unsigned int wd = rt_sfx_width(node->level), r = 1;
 	void **slots = rt_cnode_slots(node);
 	const uint8_t *tags = rt_cnode_tags(node);
@@ -246,7 +174,7 @@ static void rt_chunk_run(struct rt_walk *w, struct rt_cnode *node, unsigned int 
 		void *e = rt_entry_rcu(slots[pos + r]);
 
 		if (!e || rt_is_internal(e) ||
-		    (w->tag >= 0 && !((rt_bits_rcu(tags[pos + r]) >> w->tag) & 1U)))
+		    (tag >= 0 && !((rt_bits_rcu(tags[pos + r]) >> tag) & 1U)))
 			break;
 		r++;
 	}
@@ -263,124 +191,183 @@ static void rt_chunk_run(struct rt_walk *w, struct rt_cnode *node, unsigned int 
 	iter->parent = rt_cnode_entry(node);
 }
 
+/* What a compact node holds from a key on. */
+enum rt_cfind {
+	RT_CFIND_ITEM,   /* an item: the chunk */
+	RT_CFIND_CHILD,  /* a child whose keys reach the key: go down */
+	RT_CFIND_NONE,   /* nothing: go on after the node */
+	RT_CFIND_RETRY,  /* the node is dead: look again from the root */
+};
+
 /*
- * In a C node: the entry holding the smallest wanted key >= w->index, an
- * item (a chunk) or a child (searched in turn), until none is left.
- * Entries are unsorted (appends), so each step scans them all.  A NULL slot
- * is a tombstone, or an item emptied because the node was copied: if the
- * node turns out to be dead, the search starts again from the root.
+ * In C node @node (first key @base): the entry holding the smallest wanted
+ * key >= *@index, an item (*@pos, key in *@index) or a child (*@child,
+ * *@index raised to its first key if below).  Entries are unsorted
+ * (appends): one scan of them all.  A NULL slot is a tombstone, or an item
+ * emptied because the node was copied: if the node turns out to be dead,
+ * the caller looks again from the root.
  */
-static enum rt_search rt_search_compact(struct rt_walk *w, void *entry, unsigned long base)
+static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
+				   unsigned long *index, int tag, unsigned int *n, unsigned int *pos,
+				   void **child)
 {
-	struct rt_cnode *node = rt_entry_cnode(entry);
-	unsigned int level = node->level, wd = rt_sfx_width(level);
+	unsigned int wd = rt_sfx_width(node->level), i;
 	void **slots = rt_cnode_slots(node);
 	const uint8_t *tags = rt_cnode_tags(node);
+	unsigned long best_key = ULONG_MAX;
+	void *best = NULL;
+	bool saw_null = false;
 
-	for (;;) {
-		unsigned int n = rt_cnode_next_rcu(node), i, best = 0;
-		unsigned long best_key = ULONG_MAX;
-		void *best_entry = NULL;
-		bool saw_null = false;
-		enum rt_search r;
+	*n = rt_cnode_next_rcu(node);
+	for (i = 0; i < *n; i++) {
+		unsigned long sfx = rt_sfx_get(node, wd, i), first, last;
+		void *e = rt_entry_rcu(slots[i]);
 
-		for (i = 0; i < n; i++) {
-			unsigned long sfx = rt_sfx_get(node, wd, i), first, last;
-			void *e;
-
-			e = rt_entry_rcu(slots[i]);
-			if (!e) {
-				saw_null = true;
-				continue;
-			}
-			if (rt_is_internal(e)) {
-				unsigned long span = rt_level_maxindex(rt_entry_level(e));
-
-				first = base | (sfx & ~span);
-				last = first | span;
-			} else {
-				first = last = base | sfx;
-			}
-			if (last < w->index || first > best_key ||
-			    (first == best_key && best_entry))
-				continue;
-			if (w->tag >= 0 && !((rt_bits_rcu(tags[i]) >> w->tag) & 1U))
-				continue;
-			best = i;
-			best_key = first;
-			best_entry = e;
+		if (!e) {
+			saw_null = true;
+			continue;
 		}
-		if (saw_null && rt_cnode_dead_rcu(node))
-			return RT_SEARCH_RETRY;
-		if (!best_entry)
-			return rt_search_past(w, entry, base);
-		if (!rt_is_internal(best_entry)) {
-			rt_chunk_run(w, node, n, best, best_key);
-			return RT_SEARCH_FOUND;
+		if (rt_is_internal(e)) {
+			unsigned long span = rt_level_maxindex(rt_entry_level(e));
+
+			first = base | (sfx & ~span);
+			last = first | span;
+		} else {
+			first = last = base | sfx;
 		}
-		if (best_key > w->index)
-			w->index = best_key;
-		r = rt_search(w, best_entry, best_key);
-		if (r != RT_SEARCH_NONE)
-			return r;
+		if (last < *index || (best && first >= best_key))
+			continue;
+		if (tag >= 0 && !((rt_bits_rcu(tags[i]) >> tag) & 1U))
+			continue;
+		*pos = i;
+		best_key = first;
+		best = e;
 	}
+	if (saw_null && rt_cnode_dead_rcu(node))
+		return RT_CFIND_RETRY;
+	if (!best)
+		return RT_CFIND_NONE;
+	if (best_key > *index)
+		*index = best_key;
+	if (!rt_is_internal(best))
+		return RT_CFIND_ITEM;
+	*child = best;
+	return RT_CFIND_CHILD;
 }
 
-/* Search the subtree of @entry (first key @base) from w->index on. */
-static enum rt_search rt_search(struct rt_walk *w, void *entry, unsigned long base)
-{
-	if (w->index < base)
-		w->index = base;
-	if (rt_entry_compact(entry))
-		return rt_search_compact(w, entry, base);
-	return rt_search_full(w, entry, base);
-}
+/* ---- the engine ------------------------------------------------------------ */
 
 RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 					  struct radix_tree_iter *iter, unsigned int flags)
 {
+	bool contig = flags & RADIX_TREE_ITER_CONTIG;
 	int tag = flags & RADIX_TREE_ITER_TAGGED ? (int)(flags & RADIX_TREE_ITER_TAG_MASK) : -1;
-	struct rt_walk w = { iter, 0, tag, flags, false };
-	unsigned long start;
-	enum rt_search r;
+	struct rt_node *up = NULL;  /* the full level-1 node above the leaf we reach */
+	bool from_parent = false;   /* went on from the previous chunk's parent */
+	unsigned long index, start;
+	unsigned int level;
 	void *entry;
 
 	if (!root || !iter || iter->done || tag >= RADIX_TREE_MAX_TAGS)
 		return NULL;
 	rt_reader_check(root, __func__);
-	start = w.index = iter->next_index;
+	start = index = iter->next_index;
 	/*
-	 * The next key still under the previous F leaf's F parent: search
-	 * from there, skipping the upper levels.  The parent may have been
-	 * unlinked meanwhile (emptied, or shrunk away at the top); it stays
-	 * readable in this read-side section, full nodes never move, and a
-	 * node is only unlinked when nothing below it remains, so no item
-	 * present throughout is missed.
+	 * The next key still under the previous full leaf's full parent:
+	 * search from there, skipping the upper levels.  The parent may have
+	 * been unlinked meanwhile (emptied, or shrunk away at the top); it
+	 * stays readable in this read-side section, full nodes never move,
+	 * and a node is only unlinked when nothing below it remains, so no
+	 * item present throughout is missed.
 	 */
-	if (iter->parent && !rt_entry_compact(iter->parent) && (start & rt_level_maxindex(1)) != 0) {
-		w.from_parent = true;
-		r = rt_search(&w, iter->parent, start & ~rt_level_maxindex(1));
-		w.from_parent = false;
-		if (r == RT_SEARCH_FOUND)
-			goto found;
-		if (r == RT_SEARCH_END)
-			goto end;
+	if (iter->parent && !rt_entry_compact(iter->parent) &&
+	    (index & rt_level_maxindex(1)) != 0) {
+		entry = iter->parent;
+		from_parent = true;
+		goto search;
 	}
+restart:
+	from_parent = false;
+	entry = rt_entry_rcu(root->rnode);
+	if (!entry || (tag >= 0 && !(rt_bits_rcu(root->tags) & (1UL << tag))))
+		goto end;
+	if (index > rt_level_maxindex(rt_entry_level(entry)))
+		goto end;
+search:
+	/*
+	 * Progress: every step either descends or strictly increases @index;
+	 * every key below @index was searched.  A node with nothing left
+	 * sends the search on from the root after its range; so does a dead
+	 * node, from the same @index.
+	 */
 	for (;;) {
-		entry = rt_entry_rcu(root->rnode);
-		if (!entry || (tag >= 0 && !(rt_bits_rcu(root->tags) & (1UL << tag))))
+		level = rt_entry_level(entry);
+		if (!rt_entry_compact(entry)) {
+			struct rt_node *node = rt_entry_node(entry);
+			unsigned int offset = rt_offset(index, level);
+			unsigned long bits = 0;
+			unsigned int found = rt_next_wanted(node, level, offset, tag, flags, &bits);
+			void *child;
+
+			if (found != offset) {
+				if (found == RT_MAP_SIZE)
+					goto past;
+				index = rt_index_at(index, level, found);
+			}
+			if (level == 0) {
+				rt_chunk_found(iter, node, up, index, found, bits,
+					       !(flags & RT_ITER_NO_BITMAP) && !from_parent);
+				goto found;
+			}
+			if (level == 1) {
+				up = node;
+				if (!(flags & RT_ITER_NO_BITMAP))
+					rt_prefetch_next_leaves(node, bits, from_parent);
+			}
+			child = rt_entry_rcu(node->slots[found]);
+			if (!child) {
+				/* A stale tag or a concurrent delete: skip the
+				 * slot's range and go on in this node or above. */
+				index = rt_next_slot_index(index, level);
+				if (index == 0)
+					goto end;
+				if (found == RT_MAP_SIZE - 1)
+					goto restart;
+				continue;
+			}
+			entry = child;
+			continue;
+		} else {
+			struct rt_cnode *node = rt_entry_cnode(entry);
+			unsigned int n, pos = 0;
+			void *child = NULL;
+
+			up = NULL;
+			switch (rt_cnode_next(node, index & ~rt_level_maxindex(level), &index, tag, &n,
+					      &pos, &child)) {
+			case RT_CFIND_ITEM:
+				rt_chunk_run(iter, node, n, pos, index, tag);
+				goto found;
+			case RT_CFIND_CHILD:
+				entry = child;
+				continue;
+			case RT_CFIND_NONE:
+				goto past;
+			case RT_CFIND_RETRY:
+				goto restart;
+			}
+		}
+past:
+		/* Nothing left in this node: go on after its range, from the
+		 * root. */
+		index = (index | rt_level_maxindex(level)) + 1;
+		if (index == 0)
 			goto end;
-		if (w.index > rt_level_maxindex(rt_entry_level(entry)))
-			goto end;
-		r = rt_search(&w, entry, 0);
-		if (r == RT_SEARCH_FOUND)
-			goto found;
-		if (r != RT_SEARCH_RETRY)
-			goto end;
+		goto restart;
 	}
 found:
 	/* A hole ends a contiguous walk. */
-	if ((flags & RADIX_TREE_ITER_CONTIG) && iter->index != start)
+	if (contig && iter->index != start)
 		goto end;
 	return iter->chunk + (iter->index - radix_tree_iter_key(iter, iter->chunk));
 end:
