@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * shapes.c - every structural transition of the tree, driven through the
+ * public API by the key shapes that force it, against the sorted-array
+ * model.
+ *
+ * Shapes (pool_fill()): keys sharing long prefixes, keys one bit apart,
+ * runs of consecutive keys that grow and shrink, runs of 64 at random bases
+ * below 2^40, uniform 32-bit and 64-bit keys, a dense range, every other
+ * key, keys near 0 and ULONG_MAX, and all of them mixed.  Together they make
+ * the tree grow above its root and shrink, nodes fill, split and empty, and
+ * paths diverge at every level.
+ *
+ * diff_*:  batches of inserts, deletes, tag sets and clears and replacements
+ *          (lookup_slot + replace_slot under the lock); after each batch,
+ *          radix_tree_verify() and every reader call against the model.
+ * oom_*:   the tree grown key by key with the n-th node allocation failing,
+ *          n = 1, 2, ... until the insert succeeds, then on a GFP_ATOMIC
+ *          tree with every allocation failing; each failed insert returns
+ *          -ENOMEM, changes nothing and leaks nothing.  Deletes, tag calls
+ *          and replacements, which cannot fail, run with every allocation
+ *          failing.
+ * slot_*:  the rules for slot pointers (each test says which interleaving
+ *          it guards).
+ * walk_*:  walks under the lock that change the tree as they go.
+ *
+ * Every test prints its seed (RCURADIX_SEED replays it) and ends with an
+ * empty tree and zero live nodes.
+ */
+#include "helpers.h"
+#include "model.h"
+
+#include <errno.h>
+
+static struct radix_tree_root tree;
+/* Inserts into it only consume nodes the thread preloaded. */
+static struct radix_tree_root atomic_tree;
+
+static void setup(void)
+{
+	urcu_memb_register_thread();
+	INIT_RADIX_TREE(&tree, GFP_KERNEL);
+	INIT_RADIX_TREE(&atomic_tree, GFP_ATOMIC);
+	rt_fault_fail_nth(0);
+	rt_fault_fail_all(false);
+}
+
+static void teardown(void)
+{
+	rt_fault_fail_nth(0);
+	rt_fault_fail_all(false);
+	urcu_memb_unregister_thread();
+}
+
+TestSuite(shapes, .init = setup, .fini = teardown);
+
+/* ---- key shapes ---------------------------------------------------------- */
+
+enum shape {
+	PREFIX, ONEBIT, RUNS, CLUSTERED, UNIFORM32, UNIFORM64, DENSE, HOLES, EXTREMES, MIXED,
+	NR_SHAPES
+};
+
+static const char *const shape_name[NR_SHAPES] = {
+	"prefix", "onebit", "runs", "clustered", "uniform32", "uniform64", "dense", "holes",
+	"extremes", "mixed",
+};
+
+#define POOL_MAX 4096
+
+/* Keys of one shape, in the shape's own order (a run ascending, a key then
+ * its one-bit neighbours, ...); duplicates are allowed. */
+struct pool {
+	size_t n;
+	unsigned long key[POOL_MAX];
+};
+
+static struct t_rng rng;
+static struct model m;
+static struct pool pool;
+
+static void pool_add(struct pool *p, unsigned long key)
+{
+	cr_assert_lt(p->n, POOL_MAX);
+	p->key[p->n++] = key;
+}
+
+/* Append @want keys of shape @s to @p. */
+static void pool_fill(struct pool *p, enum shape s, size_t want)
+{
+	size_t end = p->n + want;
+
+	switch (s) {
+	case PREFIX:
+		/* Under each random 64-bit prefix, four sub-prefixes differing in
+		 * bits 8..23, each with random offsets below 256. */
+		while (p->n < end) {
+			unsigned long base = t_rand(&rng) & ~0xffffffUL;
+
+			for (int sub = 0; sub < 4; sub++) {
+				unsigned long prefix = base | t_rand_below(&rng, 1UL << 16) << 8;
+
+				for (int i = 0; i < 64 && p->n < end; i++)
+					pool_add(p, prefix | t_rand_below(&rng, 256));
+			}
+		}
+		break;
+	case ONEBIT:
+		/* k, then k ^ 2^b for every b: each pair diverges at another
+		 * level.  k = 0 and ULONG_MAX first. */
+		for (unsigned long j = 0; p->n < end; j++) {
+			unsigned long k = j == 0 ? 0 : j == 1 ? ULONG_MAX :
+					  j % 2 ? t_rand(&rng) : t_rand_below(&rng, 1UL << 20);
+
+			pool_add(p, k);
+			for (unsigned int b = 0; b < RT_BITS_PER_LONG && p->n < end; b++)
+				pool_add(p, k ^ 1UL << b);
+		}
+		break;
+	case RUNS:
+		/* Runs k..k+len, len < 300, from 64-bit and 32-bit bases; a run
+		 * may wrap past ULONG_MAX to 0. */
+		while (p->n < end) {
+			unsigned long k = t_rand_below(&rng, 2) ? t_rand(&rng)
+								: t_rand_below(&rng, 1UL << 32);
+			unsigned long len = 1 + t_rand_below(&rng, 300);
+
+			for (unsigned long i = 0; i < len && p->n < end; i++)
+				pool_add(p, k + i);
+		}
+		break;
+	case CLUSTERED:
+		while (p->n < end) {
+			unsigned long k = t_rand_below(&rng, 1UL << 40);
+
+			for (unsigned long i = 0; i < 64 && p->n < end; i++)
+				pool_add(p, k + i);
+		}
+		break;
+	case UNIFORM32:
+		while (p->n < end)
+			pool_add(p, t_rand(&rng) & 0xffffffffUL);
+		break;
+	case UNIFORM64:
+		while (p->n < end)
+			pool_add(p, t_rand(&rng));
+		break;
+	case DENSE:
+		for (unsigned long i = 0; p->n < end; i++)
+			pool_add(p, i);
+		break;
+	case HOLES:
+		for (unsigned long i = 0; p->n < end; i++)
+			pool_add(p, 2 * i);
+		break;
+	case EXTREMES:
+		/* 0, ULONG_MAX, 1, ULONG_MAX - 1, ... */
+		for (unsigned long i = 0; p->n < end; i++)
+			pool_add(p, i % 2 ? ULONG_MAX - i / 2 : i / 2);
+		break;
+	case MIXED:
+		for (unsigned int t = 0; t < MIXED; t++)
+			pool_fill(p, (enum shape)t, (end - p->n) / (MIXED - t));
+		break;
+	case NR_SHAPES:
+		cr_assert_fail("no such shape");
+	}
+}
+
+static void start_test(const char *test, enum shape s, size_t keys)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "shapes.%s.%s", test, shape_name[s]);
+	t_rng_init(&rng, what);
+	model_init(&m);
+	pool.n = 0;
+	pool_fill(&pool, s, keys);
+}
+
+static void end_test(struct radix_tree_root *r)
+{
+	model_free(&m);
+	t_finish(r);
+}
+
+/* ---- acting on tree and model -------------------------------------------- */
+
+/* A tag number, low tags more often: tag 0 dense, tag 4 sparse. */
+static unsigned int some_tag(void)
+{
+	return (unsigned int)t_rand_below(&rng, 1 + t_rand_below(&rng, RADIX_TREE_MAX_TAGS));
+}
+
+/* A key of the model (mostly) or of the pool. */
+static unsigned long some_key(void)
+{
+	if (m.n && t_rand_below(&rng, 4))
+		return m.e[t_rand_below(&rng, m.n)].key;
+	return pool.key[t_rand_below(&rng, pool.n)];
+}
+
+static void do_insert(struct radix_tree_root *r, unsigned long key)
+{
+	struct titem *item = titem_new(key);
+	int ret = radix_tree_insert(r, key, item);
+
+	if (model_find(&m, key)) {
+		cr_assert_eq(ret, -EEXIST, "insert(%#lx) of a present key = %d", key, ret);
+		titem_free(item);
+	} else {
+		cr_assert_eq(ret, 0, "insert(%#lx) = %d", key, ret);
+		cr_assert(model_insert(&m, key, item));
+	}
+}
+
+static void do_delete(struct radix_tree_root *r, unsigned long key)
+{
+	void *want = model_delete(&m, key);
+	void *got = radix_tree_delete(r, key);
+
+	cr_assert_eq(got, want, "delete(%#lx) = %p, expected %p", key, got, want);
+	if (got)
+		titem_free(got);  /* no reader runs: free at once */
+}
+
+static void do_tag(struct radix_tree_root *r, unsigned long key, unsigned int tag, bool set)
+{
+	struct model_entry *e = model_find(&m, key);
+	void *got = set ? radix_tree_tag_set(r, key, tag) : radix_tree_tag_clear(r, key, tag);
+
+	cr_assert_eq(got, e ? e->item : NULL, "tag_%s(%#lx, %u) = %p", set ? "set" : "clear", key,
+		     tag, got);
+	if (e && set)
+		e->tags |= 1UL << tag;
+	else if (e)
+		e->tags &= ~(1UL << tag);
+}
+
+/* Under the lock: lookup_slot, then replace_slot with a new item. */
+static void do_replace(struct radix_tree_root *r, unsigned long key)
+{
+	struct model_entry *e = model_find(&m, key);
+	struct titem *item;
+	void **slot;
+
+	radix_tree_lock(r);
+	slot = radix_tree_lookup_slot(r, key);
+	if (!e) {
+		radix_tree_unlock(r);
+		cr_assert_null(slot, "lookup_slot(%#lx) of an absent key", key);
+		return;
+	}
+	cr_assert_not_null(slot, "lookup_slot(%#lx) of a present key", key);
+	cr_assert_eq(*slot, e->item, "lookup_slot(%#lx)", key);
+	item = titem_new(key);
+	radix_tree_replace_slot(r, slot, item);
+	cr_assert_eq(radix_tree_lookup(r, key), item, "lookup(%#lx) after replace_slot", key);
+	radix_tree_unlock(r);
+	titem_free(e->item);
+	e->item = item;
+}
+
+/* A tag set or cleared on some key. */
+static void do_side_op(struct radix_tree_root *r)
+{
+	do_tag(r, some_key(), some_tag(), t_rand_below(&rng, 100) < 60);
+}
+
+/* ---- checking the tree against the model --------------------------------- */
+
+#define ANY RADIX_TREE_MAX_TAGS  /* "no tag": every entry */
+
+static bool has_tag(const struct model_entry *e, unsigned int tag)
+{
+	return tag == ANY || ((e->tags >> tag) & 1);
+}
+
+/* The first model entry at or after position @i bearing @tag. */
+static size_t model_next(size_t i, unsigned int tag)
+{
+	while (i < m.n && !has_tag(&m.e[i], tag))
+		i++;
+	return i;
+}
+
+static size_t model_count(unsigned int tag)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m.n; i++)
+		n += has_tag(&m.e[i], tag);
+	return n;
+}
+
+/* How many consecutive keys from @start the model holds. */
+static unsigned long model_contig(unsigned long start)
+{
+	size_t pos = model_lower_bound(&m, start);
+	unsigned long n = 0;
+
+	while (pos + n < m.n && m.e[pos + n].key == start + n)
+		n++;
+	return n;
+}
+
+/* A start for a range call: at, next to, or one bit from a present key; a
+ * pool key; 0, ULONG_MAX or anything. */
+static unsigned long some_start(void)
+{
+	unsigned long k = some_key();
+
+	switch (t_rand_below(&rng, 8)) {
+	case 0:
+		return k + 1;
+	case 1:
+		return k - 1;
+	case 2:
+		return k ^ 1UL << t_rand_below(&rng, RT_BITS_PER_LONG);
+	case 3:
+		return t_rand_below(&rng, 2) ? 0 : ULONG_MAX;
+	case 4:
+		return t_rand(&rng);
+	default:
+		return k;
+	}
+}
+
+#define GMAX 160
+static void *g_items[GMAX];
+static void **g_slots[GMAX];
+static unsigned long g_index[GMAX];
+
+/*
+ * Every gang lookup from @start for at most @max items (tagged with @tag
+ * unless ANY) returns exactly the model's items, in order.  Returns how
+ * many; *@last is the key of the last one.
+ */
+static unsigned int check_gang(const struct radix_tree_root *r, unsigned long start,
+			       unsigned int max, unsigned int tag, unsigned long *last)
+{
+	size_t pos = model_next(model_lower_bound(&m, start), tag);
+	unsigned int n, n_slots;
+
+	if (tag == ANY) {
+		n = radix_tree_gang_lookup(r, g_items, start, max);
+		n_slots = radix_tree_gang_lookup_slot(r, g_slots, g_index, start, max);
+	} else {
+		n = radix_tree_gang_lookup_tag(r, g_items, start, max, tag);
+		n_slots = radix_tree_gang_lookup_tag_slot(r, g_slots, start, max, tag);
+	}
+	cr_assert_eq(n, n_slots, "gang(%#lx, %u, tag %u): %u items but %u slots", start, max, tag,
+		     n, n_slots);
+	for (unsigned int i = 0; i < n; i++, pos = model_next(pos + 1, tag)) {
+		cr_assert_lt(pos, m.n, "gang(%#lx, %u, tag %u): more items than the model", start,
+			     max, tag);
+		cr_assert_eq(g_items[i], m.e[pos].item, "gang(%#lx, %u, tag %u): result %u is not "
+			     "the item of %#lx", start, max, tag, i, m.e[pos].key);
+		cr_assert_eq(*g_slots[i], m.e[pos].item, "gang_slot(%#lx, %u, tag %u): result %u",
+			     start, max, tag, i);
+		if (tag == ANY)
+			cr_assert_eq(g_index[i], m.e[pos].key, "gang_slot(%#lx, %u): index %u",
+				     start, max, i);
+		*last = m.e[pos].key;
+	}
+	cr_assert(n == max || pos == m.n, "gang(%#lx, %u, tag %u): %u items, the model has more",
+		  start, max, tag, n);
+	return n;
+}
+
+/* Gang lookups of random sizes, each from the key after the last one,
+ * cover the whole tree. */
+static void check_gang_all(const struct radix_tree_root *r, unsigned int tag)
+{
+	unsigned long start = 0, last = 0;
+	size_t total = 0;
+
+	for (;;) {
+		unsigned int max = 1 + (unsigned int)t_rand_below(&rng, GMAX);
+		unsigned int n = check_gang(r, start, max, tag, &last);
+
+		total += n;
+		if (n < max || last == ULONG_MAX)
+			break;
+		start = last + 1;
+	}
+	cr_assert_eq(total, model_count(tag), "gangs over the tree (tag %u): %zu items, model %zu",
+		     tag, total, model_count(tag));
+}
+
+enum walk { PLAIN, TAGGED, CONTIG };
+
+struct walk_state {
+	enum walk how;
+	unsigned int tag;
+	unsigned long start, n;
+	size_t pos;
+};
+
+static void walk_visit(struct walk_state *w, const struct radix_tree_iter *iter, void **slot)
+{
+	cr_assert_lt(w->pos, m.n, "walk %d from %#lx (tag %u) visits %#lx past the model's end",
+		     w->how, w->start, w->tag, iter->index);
+	cr_assert_eq(iter->index, m.e[w->pos].key, "walk %d from %#lx (tag %u): item %lu",
+		     w->how, w->start, w->tag, w->n);
+	cr_assert_eq(rcu_dereference(*slot), m.e[w->pos].item, "walk %d: the item of %#lx",
+		     w->how, iter->index);
+	w->pos = model_next(w->pos + 1, w->tag);
+	w->n++;
+}
+
+/* A walk from @start visits exactly the model's keys, in order. */
+static void check_walk(const struct radix_tree_root *r, enum walk how, unsigned long start,
+		       unsigned int tag)
+{
+	struct walk_state w = { how, how == TAGGED ? tag : ANY, start, 0, 0 };
+	struct radix_tree_iter iter;
+	void **slot;
+
+	w.pos = model_next(model_lower_bound(&m, start), w.tag);
+	switch (how) {
+	case PLAIN:
+		radix_tree_for_each_slot(slot, r, &iter, start)
+			walk_visit(&w, &iter, slot);
+		cr_assert_eq(w.pos, m.n, "walk from %#lx ended early", start);
+		break;
+	case TAGGED:
+		radix_tree_for_each_tagged(slot, r, &iter, start, tag)
+			walk_visit(&w, &iter, slot);
+		cr_assert_eq(w.pos, m.n, "tagged walk from %#lx (tag %u) ended early", start, tag);
+		break;
+	case CONTIG:
+		radix_tree_for_each_contig(slot, r, &iter, start)
+			walk_visit(&w, &iter, slot);
+		cr_assert_eq(w.n, model_contig(start), "contig walk from %#lx: %lu items, "
+			     "expected %lu", start, w.n, model_contig(start));
+		break;
+	}
+}
+
+/* Every present key: lookup, lookup_slot and tag_get agree with the model;
+ * absent keys near present ones are missed; tagged() agrees. */
+static void check_lookups(const struct radix_tree_root *r, bool sample_absent)
+{
+	for (size_t i = 0; i < m.n; i++) {
+		const struct model_entry *e = &m.e[i];
+		void **slot = radix_tree_lookup_slot(r, e->key);
+
+		cr_assert_eq(radix_tree_lookup(r, e->key), e->item, "lookup(%#lx)", e->key);
+		cr_assert(slot && *slot == e->item, "lookup_slot(%#lx)", e->key);
+		for (unsigned int t = 0; t < RADIX_TREE_MAX_TAGS; t++)
+			cr_assert_eq(radix_tree_tag_get(r, e->key, t), (int)((e->tags >> t) & 1),
+				     "tag_get(%#lx, %u)", e->key, t);
+	}
+	for (unsigned int t = 0; t < RADIX_TREE_MAX_TAGS; t++)
+		cr_assert_eq(radix_tree_tagged(r, t) != 0, model_count(t) != 0, "tagged(%u)", t);
+	for (unsigned int i = 0; sample_absent && i < 256; i++) {
+		unsigned long k = some_start();
+
+		if (model_find(&m, k))
+			continue;
+		cr_assert_null(radix_tree_lookup(r, k), "lookup(%#lx) of an absent key", k);
+		cr_assert_null(radix_tree_lookup_slot(r, k), "lookup_slot(%#lx) of an absent key", k);
+		cr_assert_eq(radix_tree_tag_get(r, k, i % RADIX_TREE_MAX_TAGS), 0,
+			     "tag_get(%#lx) of an absent key", k);
+	}
+}
+
+/*
+ * range_tag_if_tagged on a random range, batch size and pair of tags, as
+ * the model computes it: items bearing @from in [first, last] get @to, up
+ * to @nr of them; *first becomes the key after the last one tagged if
+ * @nr was reached, else last + 1.
+ */
+static void range_tag_once(struct radix_tree_root *r)
+{
+	static const unsigned long spans[] = { 0, 63, 255, 1UL << 20, 1UL << 40, ULONG_MAX };
+	unsigned int from = some_tag(), to = some_tag();
+	unsigned long first = some_start(), span = t_rand_below(&rng, 1 + spans[t_rand_below(&rng, 6)]);
+	unsigned long last = ULONG_MAX - first < span ? ULONG_MAX : first + span;
+	unsigned long nr = (const unsigned long[]){ 1, 2, 7, 64, ULONG_MAX }[t_rand_below(&rng, 5)];
+	unsigned long want = 0, want_next = last + 1, got, in = first;
+
+	for (size_t i = model_lower_bound(&m, first); i < m.n && m.e[i].key <= last; i++) {
+		if (!has_tag(&m.e[i], from))
+			continue;
+		m.e[i].tags |= 1UL << to;
+		if (++want == nr) {
+			want_next = m.e[i].key + 1;
+			break;
+		}
+	}
+	got = radix_tree_range_tag_if_tagged(r, &first, last, nr, from, to);
+	cr_assert_eq(got, want, "range_tag(%#lx..%#lx, %lu, %u -> %u) = %lu, expected %lu", in,
+		     last, nr, from, to, got, want);
+	cr_assert_eq(first, want_next, "range_tag(%#lx..%#lx, %lu, %u -> %u): next %#lx, "
+		     "expected %#lx", in, last, nr, from, to, first, want_next);
+}
+
+/* After a batch: range tagging, then every reader call against the model. */
+static void check_all(struct radix_tree_root *r)
+{
+	unsigned long last;
+
+	t_verify(r);
+	for (int i = 0; i < 4; i++)
+		range_tag_once(r);
+	t_verify(r);
+	check_lookups(r, true);
+	check_gang_all(r, ANY);
+	for (unsigned int t = 0; t < RADIX_TREE_MAX_TAGS; t++)
+		check_gang_all(r, t);
+	for (int i = 0; i < 32; i++)
+		check_gang(r, some_start(), 1 + (unsigned int)t_rand_below(&rng, GMAX),
+			   i % 2 ? ANY : some_tag(), &last);
+	check_walk(r, PLAIN, 0, 0);
+	for (unsigned int t = 0; t < RADIX_TREE_MAX_TAGS; t++)
+		check_walk(r, TAGGED, 0, t);
+	check_walk(r, CONTIG, 0, 0);
+	for (int i = 0; i < 8; i++) {
+		check_walk(r, PLAIN, some_start(), 0);
+		check_walk(r, TAGGED, some_start(), some_tag());
+		check_walk(r, CONTIG, some_start(), 0);
+		check_walk(r, CONTIG, some_key(), 0);
+	}
+}
+
+/* ---- 1. differential ----------------------------------------------------- */
+
+#define DIFF_KEYS 4096
+#define DIFF_BATCHES 18
+
+enum order { RANDOM, ASCENDING, DESCENDING };
+
+/*
+ * One batch: each step inserts (@grow) or deletes a key, the opposite
+ * operation now and then, and often also tags or clears some key; a few
+ * steps replace an item.  Keys come at random from the pool, or in the pool's order up or
+ * down from a random place: runs are then built or removed key after key.
+ */
+static void batch(struct radix_tree_root *r, bool grow, enum order order, unsigned long steps)
+{
+	size_t cursor = t_rand_below(&rng, pool.n);
+
+	for (unsigned long step = 0; step < steps; step++) {
+		unsigned long key;
+		bool insert = grow == (t_rand_below(&rng, 100) < 85);
+
+		if (order == RANDOM) {
+			key = pool.key[t_rand_below(&rng, pool.n)];
+		} else {
+			key = pool.key[cursor];
+			cursor = (order == ASCENDING ? cursor + 1 : cursor + pool.n - 1) % pool.n;
+		}
+		if (insert)
+			do_insert(r, key);
+		else
+			do_delete(r, key);
+		if (t_rand_below(&rng, 100) < 40)
+			do_side_op(r);
+		/* Few replacements: debug builds check that the slot belongs
+		 * to the tree by walking the whole tree. */
+		if (step % (steps / 8 + 1) == 0)
+			do_replace(r, some_key());
+	}
+}
+
+static void differential(enum shape s)
+{
+	unsigned long *keys;
+
+	start_test("diff", s, DIFF_KEYS);
+	/* Three batches growing, three shrinking, and again; the orders turn. */
+	for (unsigned int b = 0; b < DIFF_BATCHES; b++) {
+		batch(&tree, (b / 3) % 2 == 0, (enum order)(b % 3), t_scaled(pool.n / 2));
+		check_all(&tree);
+	}
+	/* Then every key goes, in random order: nodes empty, the tree
+	 * shrinks to nothing. */
+	keys = malloc(m.n * sizeof(*keys) + 1);
+	cr_assert_not_null(keys);
+	for (size_t i = 0; i < m.n; i++)
+		keys[i] = m.e[i].key;
+	for (size_t i = m.n; i > 1; i--) {
+		size_t j = t_rand_below(&rng, i);
+		unsigned long k = keys[i - 1];
+
+		keys[i - 1] = keys[j];
+		keys[j] = k;
+	}
+	for (size_t i = 0, n = m.n; i < n; i++) {
+		do_delete(&tree, keys[i]);
+		if (i % (n / 4 + 1) == 0)
+			check_all(&tree);
+	}
+	free(keys);
+	check_all(&tree);
+	cr_assert(radix_tree_empty(&tree));
+	end_test(&tree);
+}
+
+Test(shapes, diff_prefix, .timeout = 60)
+{
+	differential(PREFIX);
+}
+
+Test(shapes, diff_onebit, .timeout = 60)
+{
+	differential(ONEBIT);
+}
+
+Test(shapes, diff_runs, .timeout = 60)
+{
+	differential(RUNS);
+}
+
+Test(shapes, diff_clustered, .timeout = 60)
+{
+	differential(CLUSTERED);
+}
+
+Test(shapes, diff_uniform32, .timeout = 60)
+{
+	differential(UNIFORM32);
+}
+
+Test(shapes, diff_uniform64, .timeout = 60)
+{
+	differential(UNIFORM64);
+}
+
+Test(shapes, diff_dense, .timeout = 60)
+{
+	differential(DENSE);
+}
+
+Test(shapes, diff_holes, .timeout = 60)
+{
+	differential(HOLES);
+}
+
+Test(shapes, diff_extremes, .timeout = 60)
+{
+	differential(EXTREMES);
+}
+
+Test(shapes, diff_mixed, .timeout = 60)
+{
+	differential(MIXED);
+}
+
