@@ -466,6 +466,18 @@ static void check_lookups(const struct radix_tree_root *r, bool sample_absent)
 	}
 }
 
+/* The tree holds exactly the model's keys, items and tags. */
+static void check_exact(const struct radix_tree_root *r)
+{
+	unsigned long last;
+
+	t_verify(r);
+	check_lookups(r, false);
+	cr_assert_eq(check_gang(r, 0, GMAX, ANY, &last), m.n < GMAX ? m.n : GMAX);
+	cr_assert_eq(radix_tree_empty(r) != 0, m.n == 0, "empty() disagrees with the model");
+	check_walk(r, PLAIN, 0, 0);
+}
+
 /*
  * range_tag_if_tagged on a random range, batch size and pair of tags, as
  * the model computes it: items bearing @from in [first, last] get @to, up
@@ -649,3 +661,242 @@ Test(shapes, diff_mixed, .timeout = 60)
 	differential(MIXED);
 }
 
+
+/* ---- 2. allocation failure ----------------------------------------------- */
+
+#define OOM_POOL 1024
+#define OOM_WINDOWS 4
+#define OOM_WINDOW 40
+
+static unsigned long oom_failed;  /* inserts that failed, per test */
+
+/*
+ * Nodes allocated that no tree, reserve or call_rcu queue accounts for: a
+ * leak if positive.  A node being freed by a call_rcu callback may be
+ * counted both pending and freed, never neither: this may read low while
+ * callbacks run, never high.
+ */
+static long unaccounted_nodes(void)
+{
+	struct rcuradix_stats st;
+	struct radix_tree_memstat a, b;
+
+	cr_assert_eq(rcuradix_get_stats(&st, sizeof(st)), 0);
+	cr_assert_eq(radix_tree_memory(&tree, &a), 0);
+	cr_assert_eq(radix_tree_memory(&atomic_tree, &b), 0);
+	return (long)(st.nodes_live - st.nodes_reserved - st.nodes_pending - a.nodes - b.nodes);
+}
+
+static unsigned long linked_nodes(const struct radix_tree_root *r)
+{
+	struct radix_tree_memstat mem;
+
+	cr_assert_eq(radix_tree_memory(r, &mem), 0);
+	return mem.nodes;
+}
+
+/* An insert that returned -ENOMEM changed nothing and leaked nothing. */
+static void check_failed_insert(const struct radix_tree_root *r, unsigned long key, int ret,
+				unsigned long nodes_before)
+{
+	cr_assert_eq(ret, -ENOMEM, "insert(%#lx) = %d", key, ret);
+	oom_failed++;
+	cr_assert_null(radix_tree_lookup(r, key), "a failed insert(%#lx) left its item", key);
+	cr_assert_eq(linked_nodes(r), nodes_before, "a failed insert(%#lx) changed the node count "
+		     "from %lu to %lu", key, nodes_before, linked_nodes(r));
+	check_exact(r);
+	cr_assert_leq(unaccounted_nodes(), 0, "a failed insert(%#lx) leaked %ld nodes", key,
+		      unaccounted_nodes());
+}
+
+/* A new key is in: into the model, with some tags, so that failures later
+ * must keep tags too. */
+static void inserted(struct radix_tree_root *r, unsigned long key, struct titem *item)
+{
+	cr_assert(model_insert(&m, key, item));
+	cr_assert_eq(radix_tree_lookup(r, key), item, "lookup(%#lx) after insert", key);
+	for (unsigned int t = 0; t < RADIX_TREE_MAX_TAGS; t++)
+		if (t_rand_below(&rng, 3) == 0)
+			do_tag(r, key, t, true);
+}
+
+/*
+ * GFP_KERNEL: with the thread's reserve empty, so that the insert asks the
+ * allocator for every node it needs, the n-th allocation fails, n = 1, 2,
+ * ... until the insert succeeds.
+ */
+static void oom_insert(unsigned long key)
+{
+	struct titem *item = titem_new(key);
+	int ret;
+
+	for (unsigned long nth = 1;; nth++) {
+		unsigned long nodes_before = linked_nodes(&tree);
+
+		cr_assert_lt(nth, 1000, "insert(%#lx) keeps failing", key);
+		rcuradix_thread_cache_flush();
+		rt_fault_fail_nth(nth);
+		ret = radix_tree_insert(&tree, key, item);
+		rt_fault_fail_nth(0);
+		if (ret != -ENOMEM)
+			break;
+		check_failed_insert(&tree, key, ret, nodes_before);
+	}
+	cr_assert_eq(ret, 0, "insert(%#lx) = %d", key, ret);
+	inserted(&tree, key, item);
+}
+
+/*
+ * GFP_ATOMIC: the insert only consumes the thread's reserve.  Every
+ * allocation failing, it is tried with the reserve the previous insert
+ * left (odd @i) and with an empty one; where it fails, a preload makes it
+ * succeed although every allocation still fails.
+ */
+static void oom_insert_atomic(unsigned long key, size_t i)
+{
+	struct titem *item = titem_new(key);
+	int ret;
+
+	for (unsigned int empty = i % 2 == 0; empty <= 1; empty++) {
+		unsigned long nodes_before = linked_nodes(&atomic_tree);
+
+		if (empty)
+			rcuradix_thread_cache_flush();
+		rt_fault_fail_all(true);
+		ret = radix_tree_insert(&atomic_tree, key, item);
+		rt_fault_fail_all(false);
+		if (ret == 0) {
+			inserted(&atomic_tree, key, item);
+			return;
+		}
+		check_failed_insert(&atomic_tree, key, ret, nodes_before);
+	}
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	rt_fault_fail_all(true);
+	ret = radix_tree_insert(&atomic_tree, key, item);
+	rt_fault_fail_all(false);
+	radix_tree_preload_end();
+	cr_assert_eq(ret, 0, "insert(%#lx) after a preload = %d", key, ret);
+	inserted(&atomic_tree, key, item);
+}
+
+/*
+ * Grow the tree from windows of consecutive pool keys (a run, a key and
+ * its one-bit neighbours, ...), every insert going through its failure
+ * points; then delete half of the keys, tag, clear and replace, with every
+ * allocation failing (none of these may fail or need memory); then grow
+ * back the deleted keys through their failure points.
+ */
+static void oom_grow_shrink(struct radix_tree_root *r)
+{
+	static unsigned long keys[OOM_WINDOWS * OOM_WINDOW];
+	size_t n = 0;
+
+	for (unsigned int w = 0; w < OOM_WINDOWS; w++) {
+		size_t at = t_rand_below(&rng, pool.n - OOM_WINDOW);
+
+		for (size_t j = 0; j < OOM_WINDOW; j++)
+			keys[n++] = pool.key[at + j];
+	}
+	for (unsigned int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < n; i++) {
+			if (model_find(&m, keys[i]))
+				continue;
+			if (r == &tree)
+				oom_insert(keys[i]);
+			else
+				oom_insert_atomic(keys[i], i);
+		}
+		check_exact(r);
+		if (round)
+			break;
+		rt_fault_fail_all(true);
+		for (size_t i = 0; i < n; i++) {
+			unsigned long key = keys[t_rand_below(&rng, n)];
+
+			switch (t_rand_below(&rng, 4)) {
+			case 0:
+			case 1:
+				do_delete(r, key);
+				break;
+			case 2:
+				do_tag(r, key, some_tag(), t_rand_below(&rng, 2));
+				break;
+			default:
+				do_replace(r, key);
+				break;
+			}
+			if (i % 16 == 0)
+				check_exact(r);
+		}
+		rt_fault_fail_all(false);
+		check_exact(r);
+	}
+}
+
+static void oom(enum shape s)
+{
+	start_test("oom", s, OOM_POOL);
+	oom_failed = 0;
+	oom_grow_shrink(&tree);
+	/* Every insert of a key into an empty tree needs a node at least. */
+	cr_assert_gt(oom_failed, 0, "no insert failed: the failure points were not reached");
+	model_free(&m);
+	t_finish(&tree);
+
+	model_init(&m);
+	oom_failed = 0;
+	oom_grow_shrink(&atomic_tree);
+	cr_assert_gt(oom_failed, 0, "no atomic insert failed: the empty reserve was not reached");
+	end_test(&atomic_tree);
+}
+
+Test(shapes, oom_prefix, .timeout = 60)
+{
+	oom(PREFIX);
+}
+
+Test(shapes, oom_onebit, .timeout = 60)
+{
+	oom(ONEBIT);
+}
+
+Test(shapes, oom_runs, .timeout = 60)
+{
+	oom(RUNS);
+}
+
+Test(shapes, oom_clustered, .timeout = 60)
+{
+	oom(CLUSTERED);
+}
+
+Test(shapes, oom_uniform32, .timeout = 60)
+{
+	oom(UNIFORM32);
+}
+
+Test(shapes, oom_uniform64, .timeout = 60)
+{
+	oom(UNIFORM64);
+}
+
+Test(shapes, oom_dense, .timeout = 60)
+{
+	oom(DENSE);
+}
+
+Test(shapes, oom_holes, .timeout = 60)
+{
+	oom(HOLES);
+}
+
+Test(shapes, oom_extremes, .timeout = 60)
+{
+	oom(EXTREMES);
+}
+
+Test(shapes, oom_mixed, .timeout = 60)
+{
+	oom(MIXED);
+}
