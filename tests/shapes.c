@@ -31,6 +31,7 @@
 #include "model.h"
 
 #include <errno.h>
+#include <sched.h>
 
 static struct radix_tree_root tree;
 /* Inserts into it only consume nodes the thread preloaded. */
@@ -529,7 +530,7 @@ static void check_all(struct radix_tree_root *r)
 	for (unsigned int t = 0; t < RADIX_TREE_MAX_TAGS; t++)
 		check_walk(r, TAGGED, 0, t);
 	check_walk(r, CONTIG, 0, 0);
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 4; i++) {
 		check_walk(r, PLAIN, some_start(), 0);
 		check_walk(r, TAGGED, some_start(), some_tag());
 		check_walk(r, CONTIG, some_start(), 0);
@@ -540,7 +541,7 @@ static void check_all(struct radix_tree_root *r)
 /* ---- 1. differential ----------------------------------------------------- */
 
 #define DIFF_KEYS 4096
-#define DIFF_BATCHES 18
+#define DIFF_BATCHES 12
 
 enum order { RANDOM, ASCENDING, DESCENDING };
 
@@ -666,7 +667,7 @@ Test(shapes, diff_mixed, .timeout = 60)
 
 #define OOM_POOL 1024
 #define OOM_WINDOWS 4
-#define OOM_WINDOW 40
+#define OOM_WINDOW 32
 
 static unsigned long oom_failed;  /* inserts that failed, per test */
 
@@ -899,4 +900,334 @@ Test(shapes, oom_extremes, .timeout = 60)
 Test(shapes, oom_mixed, .timeout = 60)
 {
 	oom(MIXED);
+}
+
+/* ---- 3. slot rules ------------------------------------------------------- */
+
+#define NB_MAX (2 * 64 + 200 + 64 + 64 + 8)
+
+/*
+ * Keys that reshape the nodes around @k: its own node and the next ones
+ * (k ^ j, k + 1 .. k + 200, k - 1 .. k - 64), a key one bit apart at
+ * every level, and keys that grow the tree above its root.  Never @k.
+ */
+static size_t neighbours(unsigned long k, unsigned long *out)
+{
+	const unsigned long far[] = { 0, ULONG_MAX, 1UL << 63, ~k, k ^ ULONG_MAX << 32 };
+	size_t n = 0;
+
+	for (unsigned long j = 1; j < 2 * RT_MAP_SIZE; j++)
+		out[n++] = k ^ j;
+	for (unsigned long j = 1; j <= 200; j++)
+		out[n++] = k + j;
+	for (unsigned long j = 1; j <= 64; j++)
+		out[n++] = k - j;
+	for (unsigned int b = 0; b < RT_BITS_PER_LONG; b++)
+		out[n++] = k ^ 1UL << b;
+	for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++)
+		if (far[i] != k)
+			out[n++] = far[i];
+	cr_assert_leq(n, NB_MAX);
+	return n;
+}
+
+/* The pool's keys, all in the tree (and the model). */
+static void fill_from_pool(void)
+{
+	for (size_t i = 0; i < pool.n; i++)
+		if (!model_find(&m, pool.key[i]))
+			do_insert(&tree, pool.key[i]);
+}
+
+/* Delete every key but @k. */
+static void delete_all_but(unsigned long k)
+{
+	while (m.n > 1 || (m.n == 1 && m.e[0].key != k))
+		do_delete(&tree, m.e[m.e[0].key == k ? 1 : 0].key);
+}
+
+/*
+ * One round of changes around @k (@round picks which): neighbours
+ * inserted; half of them deleted; every other key deleted (the tree
+ * shrinks to @k's path alone); the keys one bit apart and those above the
+ * root inserted (the tree grows above @k again); all neighbours inserted;
+ * all deleted.
+ */
+static void reshape_round(unsigned long k, unsigned int round, void (*after_op)(unsigned long))
+{
+	unsigned long nb[NB_MAX];
+	size_t n = neighbours(k, nb);
+
+	for (size_t i = 0; i < n; i++) {
+		switch (round % 6) {
+		case 0:
+		case 4:
+			do_insert(&tree, nb[i]);
+			break;
+		case 1:
+			if (t_rand_below(&rng, 2))
+				do_delete(&tree, nb[i]);
+			break;
+		case 2:
+			if (i == 0)
+				delete_all_but(k);
+			break;
+		case 3:
+			if (i >= n - RT_BITS_PER_LONG - 5)
+				do_insert(&tree, nb[i]);
+			break;
+		case 5:
+			do_delete(&tree, nb[i]);
+			break;
+		}
+		if (after_op)
+			after_op(k);
+	}
+}
+
+/*
+ * slot_lock_*: guards a slot obtained under the tree lock (lookup_slot)
+ * being passed to radix_tree_replace_slot() after inserts and deletes of
+ * other keys, in the same lock hold, reshaped the nodes around its key:
+ * its node filled, split and emptied of its neighbours, the tree grown
+ * above its root and shrunk to its path alone.  After each round the old
+ * slot must store the new item at the key, keep its tags, and leave a
+ * sound tree equal to the model; after unlocking too.
+ */
+static void slot_lock(enum shape s)
+{
+	start_test("slot_lock", s, 512);
+	for (unsigned int trial = 0; trial < 3; trial++) {
+		unsigned long k = pool.key[t_rand_below(&rng, pool.n)];
+		struct model_entry *e;
+		void **slot;
+
+		fill_from_pool();
+		do_tag(&tree, k, 1, true);
+		do_tag(&tree, k, 3, true);
+		radix_tree_lock(&tree);
+		slot = radix_tree_lookup_slot(&tree, k);
+		cr_assert(slot && *slot == model_find(&m, k)->item, "lookup_slot(%#lx)", k);
+		for (unsigned int round = 0; round < 12; round++) {
+			struct titem *item = titem_new(k);
+
+			reshape_round(k, round, NULL);
+			e = model_find(&m, k);
+			radix_tree_replace_slot(&tree, slot, item);
+			cr_assert_eq(radix_tree_lookup(&tree, k), item, "round %u: lookup(%#lx) after "
+				     "replace_slot through the old slot", round, k);
+			titem_free(e->item);
+			e->item = item;
+			check_exact(&tree);
+		}
+		radix_tree_unlock(&tree);
+		e = model_find(&m, k);
+		cr_assert_eq(radix_tree_lookup(&tree, k), e->item, "lookup(%#lx) after unlock", k);
+		cr_assert_eq(e->tags, (1UL << 1) | (1UL << 3));
+		check_exact(&tree);
+	}
+	end_test(&tree);
+}
+
+Test(shapes, slot_lock_dense, .timeout = 60)
+{
+	slot_lock(DENSE);
+}
+
+Test(shapes, slot_lock_sparse, .timeout = 60)
+{
+	slot_lock(UNIFORM64);
+}
+
+Test(shapes, slot_lock_clustered, .timeout = 60)
+{
+	slot_lock(CLUSTERED);
+}
+
+static void **reader_slot;
+static void *reader_item;
+
+/* Before the delete: the item, or NULL if its node was replaced; then a
+ * fresh lookup finds the item. */
+static void reader_slot_before(unsigned long k)
+{
+	void *v = rcu_dereference(*reader_slot);
+
+	cr_assert(v == reader_item || v == NULL, "the slot of %#lx reads %p, not its item %p", k, v,
+		  reader_item);
+	if (!v)
+		cr_assert_eq(radix_tree_lookup(&tree, k), reader_item, "the slot of %#lx reads NULL "
+			     "and a fresh lookup misses the item", k);
+}
+
+/* After the delete: NULL, never the deleted item nor another one. */
+static void reader_slot_after(unsigned long k)
+{
+	void *v = rcu_dereference(*reader_slot);
+
+	cr_assert_null(v, "the slot of deleted %#lx reads %p (%s)", k, v,
+		       v == reader_item ? "the deleted item" : "another item");
+}
+
+/*
+ * slot_reader_one_thread: guards a slot held by a reader, inside
+ * rcu_read_lock(), while the same thread, as a writer, reshapes the nodes
+ * around the key and then deletes it: before the delete the slot reads the
+ * item or NULL (its node replaced: a fresh lookup finds the item); after
+ * the delete, and while the reshaping goes on, NULL.
+ */
+Test(shapes, slot_reader_one_thread, .timeout = 60)
+{
+	static const enum shape regions[] = { DENSE, UNIFORM64, CLUSTERED, ONEBIT };
+
+	for (size_t r = 0; r < sizeof(regions) / sizeof(regions[0]); r++) {
+		unsigned long k;
+
+		start_test("slot_reader", regions[r], 512);
+		fill_from_pool();
+		k = pool.key[t_rand_below(&rng, pool.n)];
+		reader_item = model_find(&m, k)->item;
+		urcu_memb_read_lock();
+		reader_slot = radix_tree_lookup_slot(&tree, k);
+		cr_assert(reader_slot && rcu_dereference(*reader_slot) == reader_item);
+		for (unsigned int round = 0; round < 6; round++)
+			reshape_round(k, round, reader_slot_before);
+		reshape_round(k, 0, reader_slot_before);
+		cr_assert_eq(radix_tree_delete(&tree, k), reader_item);
+		cr_assert_eq(model_delete(&m, k), reader_item);
+		reader_slot_after(k);
+		for (unsigned int round = 0; round < 6; round++)
+			reshape_round(k, round, reader_slot_after);
+		urcu_memb_read_unlock();
+		titem_free(reader_item);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	t_finish(&tree);
+}
+
+/* Shared by the two threads of slot_reader_two_threads. */
+static struct {
+	unsigned long key;
+	void *item;
+	int ready, deleting, deleted, stop;
+	unsigned long checks, checks_after, errors;
+} sr;
+
+static void sr_error(const char *what)
+{
+	if (uatomic_add_return(&sr.errors, 1) <= 10)
+		fprintf(stderr, "slot reader: %s (key %#lx)\n", what, sr.key);
+}
+
+static void *slot_reader_thread(void *arg)
+{
+	void **slot;
+
+	(void)arg;
+	urcu_memb_register_thread();
+	urcu_memb_read_lock();
+	slot = radix_tree_lookup_slot(&tree, sr.key);
+	if (!slot || rcu_dereference(*slot) != sr.item) {
+		sr_error("lookup_slot does not find the item");
+		slot = NULL;
+	}
+	uatomic_set(&sr.ready, 1);
+	while (!uatomic_read(&sr.stop)) {
+		int deleted = uatomic_read(&sr.deleted);
+		void *v;
+
+		/* The flag is read before the slot: once it says deleted, the
+		 * delete is complete for this thread's loads. */
+		cmm_smp_mb();
+		v = slot ? rcu_dereference(*slot) : NULL;
+		if (deleted) {
+			if (v)
+				sr_error(v == sr.item ? "the slot reads the item after its delete"
+						      : "the slot reads another item");
+			uatomic_inc(&sr.checks_after);
+		} else if (v && v != sr.item) {
+			sr_error("the slot reads another item");
+		} else if (slot && !v) {
+			/* Its node was replaced (or the delete is under way). */
+			void *found = radix_tree_lookup(&tree, sr.key);
+
+			cmm_smp_mb();
+			if (found != sr.item && !uatomic_read(&sr.deleting))
+				sr_error("the slot reads NULL and a fresh lookup misses the item");
+		}
+		uatomic_inc(&sr.checks);
+	}
+	urcu_memb_read_unlock();
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+/* Wait until the reader has made @n more checks, so that it runs between
+ * the writer's steps even on one CPU: yield, never sleep. */
+static void wait_reader(unsigned long *counter, unsigned long n)
+{
+	unsigned long target = uatomic_read(counter) + n;
+
+	while (uatomic_read(counter) < target)
+		sched_yield();
+}
+
+static void writer_step(unsigned long k)
+{
+	static unsigned long steps;
+
+	(void)k;
+	if (++steps % 64 == 0)
+		wait_reader(&sr.checks, 1);
+}
+
+/*
+ * slot_reader_two_threads: guards a slot held by a reader thread inside
+ * one read-side section while a writer thread reshapes the nodes around
+ * its key, then deletes the key.  The reader checks without pause: before
+ * the delete the slot reads the item or NULL (then a fresh lookup finds
+ * the item unless the delete has begun); once the writer's flag, set after
+ * the delete returned, is seen, the slot never reads the item again.
+ */
+Test(shapes, slot_reader_two_threads, .timeout = 120)
+{
+	static const enum shape regions[] = { DENSE, UNIFORM64, CLUSTERED };
+
+	for (size_t r = 0; r < sizeof(regions) / sizeof(regions[0]); r++) {
+		pthread_t reader;
+		unsigned long before;
+
+		start_test("slot_reader_threads", regions[r], 512);
+		fill_from_pool();
+		memset(&sr, 0, sizeof(sr));
+		sr.key = pool.key[t_rand_below(&rng, pool.n)];
+		sr.item = model_find(&m, sr.key)->item;
+		cr_assert_eq(pthread_create(&reader, NULL, slot_reader_thread, NULL), 0);
+		while (!uatomic_read(&sr.ready))
+			sched_yield();
+		for (unsigned int round = 0; round < 12; round++)
+			reshape_round(sr.key, round, writer_step);
+		reshape_round(sr.key, 0, writer_step);
+		before = uatomic_read(&sr.checks);
+		uatomic_set(&sr.deleting, 1);
+		cmm_smp_mb();
+		cr_assert_eq(radix_tree_delete(&tree, sr.key), sr.item);
+		cmm_smp_mb();
+		uatomic_set(&sr.deleted, 1);
+		cr_assert_eq(model_delete(&m, sr.key), sr.item);
+		for (unsigned int round = 0; round < 6; round++)
+			reshape_round(sr.key, round, writer_step);
+		wait_reader(&sr.checks_after, 1000);
+		uatomic_set(&sr.stop, 1);
+		cr_assert_eq(pthread_join(reader, NULL), 0);
+		cr_assert_eq(sr.errors, 0, "%lu reader errors (the first ones on stderr)", sr.errors);
+		cr_assert_gt(before, 0, "no check before the delete");
+		fprintf(stderr, "slot reader: %lu checks, %lu after the delete\n", sr.checks,
+			sr.checks_after);
+		titem_free(sr.item);  /* the reader has left its read-side section */
+		model_free(&m);
+		t_empty(&tree);
+	}
+	t_finish(&tree);
 }
