@@ -1231,3 +1231,173 @@ Test(shapes, slot_reader_two_threads, .timeout = 120)
 	}
 	t_finish(&tree);
 }
+
+/* ---- walks that change the tree ------------------------------------------ */
+
+enum walk_edit { EDIT_RESUME, EDIT_ITER_DELETE, EDIT_TAGGED };
+
+/*
+ * Changes made at the walk's current key @cur: the current key deleted
+ * (through radix_tree_iter_delete() with EDIT_ITER_DELETE), keys ahead
+ * (in the same chunk or far) and behind inserted or deleted, tag 0 set or
+ * cleared ahead.  Returns whether anything but an iter_delete changed.
+ */
+static bool walk_edit(struct radix_tree_iter *iter, void **slot, enum walk_edit mode)
+{
+	unsigned long cur = iter->index, key;
+	bool changed = false;
+	size_t ahead, behind;
+
+	if (t_rand_below(&rng, 100) < 20) {
+		if (mode == EDIT_ITER_DELETE) {
+			void *item = model_delete(&m, cur);
+
+			cr_assert_eq(radix_tree_iter_delete(&tree, iter, slot), item,
+				     "iter_delete at %#lx", cur);
+			titem_free(item);
+		} else {
+			do_delete(&tree, cur);
+			changed = true;
+		}
+	}
+	for (unsigned int edits = (unsigned int)t_rand_below(&rng, 3); edits > 0; edits--) {
+		behind = model_lower_bound(&m, cur);
+		ahead = cur == ULONG_MAX ? m.n : model_lower_bound(&m, cur + 1);
+		switch (t_rand_below(&rng, 7)) {
+		case 0:  /* delete near ahead: often in the current chunk */
+			if (ahead < m.n)
+				do_delete(&tree, m.e[ahead + t_rand_below(&rng, m.n - ahead < 4 ?
+									       m.n - ahead : 4)].key);
+			break;
+		case 1:  /* delete anywhere ahead */
+			if (ahead < m.n)
+				do_delete(&tree, m.e[ahead + t_rand_below(&rng, m.n - ahead)].key);
+			break;
+		case 2:  /* delete behind */
+			if (behind > 0)
+				do_delete(&tree, m.e[t_rand_below(&rng, behind)].key);
+			break;
+		case 3:  /* insert near ahead */
+			key = cur + 1 + t_rand_below(&rng, 2 * RT_MAP_SIZE);
+			if (key > cur) {
+				do_insert(&tree, key);
+				if (mode == EDIT_TAGGED && t_rand_below(&rng, 2))
+					do_tag(&tree, key, 0, true);
+			}
+			break;
+		case 4:  /* insert a pool key, ahead or behind */
+			key = pool.key[t_rand_below(&rng, pool.n)];
+			do_insert(&tree, key);
+			if (mode == EDIT_TAGGED && t_rand_below(&rng, 2))
+				do_tag(&tree, key, 0, true);
+			break;
+		case 5:  /* insert near behind */
+			key = cur - 1 - t_rand_below(&rng, 2 * RT_MAP_SIZE);
+			if (key < cur)
+				do_insert(&tree, key);
+			break;
+		default:  /* retag near ahead */
+			if (ahead < m.n)
+				do_tag(&tree, m.e[ahead + t_rand_below(&rng, m.n - ahead < 4 ?
+									    m.n - ahead : 4)].key,
+				       0, t_rand_below(&rng, 2));
+			break;
+		}
+		changed = true;
+	}
+	return changed;
+}
+
+/* The position of the first model key bearing @tag that the walk must
+ * visit next: from @start, or after @prev. */
+static size_t walk_expect(bool first, unsigned long start, unsigned long prev, unsigned int tag)
+{
+	if (first)
+		return model_next(model_lower_bound(&m, start), tag);
+	if (prev == ULONG_MAX)
+		return m.n;
+	return model_next(model_lower_bound(&m, prev + 1), tag);
+}
+
+static void walk_visit_edit(struct radix_tree_iter *iter, void ***slot, enum walk_edit mode,
+			    unsigned long start, bool *first, unsigned long *prev)
+{
+	unsigned int tag = mode == EDIT_TAGGED ? 0 : ANY;
+	size_t pos = walk_expect(*first, start, *prev, tag);
+
+	cr_assert_lt(pos, m.n, "the walk from %#lx visits %#lx, the tree holds no more keys "
+		     "(tag %u)", start, iter->index, tag);
+	cr_assert_eq(iter->index, m.e[pos].key, "the walk from %#lx visits %#lx after %#lx, "
+		     "expected %#lx", start, iter->index, *prev, m.e[pos].key);
+	cr_assert_eq(**slot, m.e[pos].item, "the walk's item at %#lx", iter->index);
+	*first = false;
+	*prev = iter->index;
+	if (walk_edit(iter, *slot, mode))
+		*slot = radix_tree_iter_resume(*slot, iter);
+}
+
+/*
+ * walk_edit_*: guards a walk under the tree lock that inserts and deletes
+ * as it goes and calls radix_tree_iter_resume() after each change: the
+ * next step re-descends from the key after the current one, so every step
+ * must visit the smallest key (bearing tag 0, for the tagged walk) the
+ * tree holds above the last one visited.  Hence every key present before
+ * the walk and not deleted by it is visited exactly once, in ascending
+ * order; a key deleted before the walk reaches it is not visited, a key
+ * inserted ahead is.  With iter_delete, the current key goes through
+ * radix_tree_iter_delete(), and a step that changes nothing else goes on
+ * in the chunk without a resume.
+ */
+static void walk_editing(enum walk_edit mode)
+{
+	static const enum shape regions[] = { DENSE, UNIFORM64, CLUSTERED, ONEBIT, PREFIX,
+					      EXTREMES, RUNS };
+
+	for (size_t r = 0; r < sizeof(regions) / sizeof(regions[0]); r++) {
+		start_test(mode == EDIT_RESUME ? "walk_resume" : mode == EDIT_TAGGED ?
+			   "walk_tagged" : "walk_iter_delete", regions[r], 1024);
+		fill_from_pool();
+		for (size_t i = 0; i < m.n; i++)
+			if (t_rand_below(&rng, 2))
+				do_tag(&tree, m.e[i].key, 0, true);
+		for (unsigned int pass = 0; pass < 4; pass++) {
+			unsigned long start = pass ? some_start() : 0, prev = 0;
+			struct radix_tree_iter iter;
+			bool first = true;
+			void **slot;
+
+			radix_tree_lock(&tree);
+			if (mode == EDIT_TAGGED) {
+				radix_tree_for_each_tagged(slot, &tree, &iter, start, 0)
+					walk_visit_edit(&iter, &slot, mode, start, &first, &prev);
+			} else {
+				radix_tree_for_each_slot(slot, &tree, &iter, start)
+					walk_visit_edit(&iter, &slot, mode, start, &first, &prev);
+			}
+			cr_assert_eq(walk_expect(first, start, prev, mode == EDIT_TAGGED ? 0 : ANY),
+				     m.n, "the walk from %#lx ended after %#lx, before the last key",
+				     start, prev);
+			radix_tree_unlock(&tree);
+			check_exact(&tree);
+			fill_from_pool();
+		}
+		model_free(&m);
+		t_empty(&tree);
+	}
+	t_finish(&tree);
+}
+
+Test(shapes, walk_edit_resume, .timeout = 60)
+{
+	walk_editing(EDIT_RESUME);
+}
+
+Test(shapes, walk_edit_iter_delete, .timeout = 60)
+{
+	walk_editing(EDIT_ITER_DELETE);
+}
+
+Test(shapes, walk_edit_tagged, .timeout = 60)
+{
+	walk_editing(EDIT_TAGGED);
+}
