@@ -99,7 +99,7 @@ static void pool_fill(struct pool *p, enum shape s, size_t want)
 			unsigned long base = t_rand(&rng) & ~0xffffffUL;
 
 			for (int sub = 0; sub < 4; sub++) {
-				unsigned long prefix = base | t_rand_below(&rng, 1UL << 16) << 8;
+				unsigned long prefix = base | (t_rand_below(&rng, 1UL << 16) << 8);
 
 				for (int i = 0; i < 64 && p->n < end; i++)
 					pool_add(p, prefix | t_rand_below(&rng, 256));
@@ -115,7 +115,7 @@ static void pool_fill(struct pool *p, enum shape s, size_t want)
 
 			pool_add(p, k);
 			for (unsigned int b = 0; b < RT_BITS_PER_LONG && p->n < end; b++)
-				pool_add(p, k ^ 1UL << b);
+				pool_add(p, k ^ (1UL << b));
 		}
 		break;
 	case RUNS:
@@ -317,7 +317,7 @@ static unsigned long some_start(void)
 	case 1:
 		return k - 1;
 	case 2:
-		return k ^ 1UL << t_rand_below(&rng, RT_BITS_PER_LONG);
+		return k ^ (1UL << t_rand_below(&rng, RT_BITS_PER_LONG));
 	case 3:
 		return t_rand_below(&rng, 2) ? 0 : ULONG_MAX;
 	case 4:
@@ -516,7 +516,7 @@ static void check_all(struct radix_tree_root *r)
 	unsigned long last;
 
 	t_verify(r);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 16; i++)
 		range_tag_once(r);
 	t_verify(r);
 	check_lookups(r, true);
@@ -661,7 +661,6 @@ Test(shapes, diff_mixed, .timeout = 60)
 {
 	differential(MIXED);
 }
-
 
 /* ---- 2. allocation failure ----------------------------------------------- */
 
@@ -913,7 +912,7 @@ Test(shapes, oom_mixed, .timeout = 60)
  */
 static size_t neighbours(unsigned long k, unsigned long *out)
 {
-	const unsigned long far[] = { 0, ULONG_MAX, 1UL << 63, ~k, k ^ ULONG_MAX << 32 };
+	const unsigned long far[] = { 0, ULONG_MAX, 1UL << 63, ~k, k ^ (ULONG_MAX << 32) };
 	size_t n = 0;
 
 	for (unsigned long j = 1; j < 2 * RT_MAP_SIZE; j++)
@@ -923,7 +922,7 @@ static size_t neighbours(unsigned long k, unsigned long *out)
 	for (unsigned long j = 1; j <= 64; j++)
 		out[n++] = k - j;
 	for (unsigned int b = 0; b < RT_BITS_PER_LONG; b++)
-		out[n++] = k ^ 1UL << b;
+		out[n++] = k ^ (1UL << b);
 	for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++)
 		if (far[i] != k)
 			out[n++] = far[i];
@@ -1069,37 +1068,45 @@ static void reader_slot_after(unsigned long k)
 		       v == reader_item ? "the deleted item" : "another item");
 }
 
+/* The last change before the delete: the key's node full of neighbours,
+ * emptied of them, the key alone in the tree. */
+static const unsigned int last_rounds[] = { 0, 5, 2 };
+#define NR_LAST_ROUNDS (sizeof(last_rounds) / sizeof(last_rounds[0]))
+
 /*
  * slot_reader_one_thread: guards a slot held by a reader, inside
  * rcu_read_lock(), while the same thread, as a writer, reshapes the nodes
- * around the key and then deletes it: before the delete the slot reads the
- * item or NULL (its node replaced: a fresh lookup finds the item); after
- * the delete, and while the reshaping goes on, NULL.
+ * around the key and then deletes it (from a full node, from a node
+ * holding it alone, from a tree holding it alone): before the delete the
+ * slot reads the item or NULL (its node replaced: a fresh lookup finds the
+ * item); after the delete, and while the reshaping goes on, NULL.
  */
 Test(shapes, slot_reader_one_thread, .timeout = 60)
 {
 	static const enum shape regions[] = { DENSE, UNIFORM64, CLUSTERED, ONEBIT };
 
 	for (size_t r = 0; r < sizeof(regions) / sizeof(regions[0]); r++) {
-		unsigned long k;
-
 		start_test("slot_reader", regions[r], 512);
-		fill_from_pool();
-		k = pool.key[t_rand_below(&rng, pool.n)];
-		reader_item = model_find(&m, k)->item;
-		urcu_memb_read_lock();
-		reader_slot = radix_tree_lookup_slot(&tree, k);
-		cr_assert(reader_slot && rcu_dereference(*reader_slot) == reader_item);
-		for (unsigned int round = 0; round < 6; round++)
-			reshape_round(k, round, reader_slot_before);
-		reshape_round(k, 0, reader_slot_before);
-		cr_assert_eq(radix_tree_delete(&tree, k), reader_item);
-		cr_assert_eq(model_delete(&m, k), reader_item);
-		reader_slot_after(k);
-		for (unsigned int round = 0; round < 6; round++)
-			reshape_round(k, round, reader_slot_after);
-		urcu_memb_read_unlock();
-		titem_free(reader_item);
+		for (size_t trial = 0; trial < NR_LAST_ROUNDS; trial++) {
+			unsigned long k;
+
+			fill_from_pool();
+			k = pool.key[t_rand_below(&rng, pool.n)];
+			reader_item = model_find(&m, k)->item;
+			urcu_memb_read_lock();
+			reader_slot = radix_tree_lookup_slot(&tree, k);
+			cr_assert(reader_slot && rcu_dereference(*reader_slot) == reader_item);
+			for (unsigned int round = 0; round < 6; round++)
+				reshape_round(k, round, reader_slot_before);
+			reshape_round(k, last_rounds[trial], reader_slot_before);
+			cr_assert_eq(radix_tree_delete(&tree, k), reader_item);
+			cr_assert_eq(model_delete(&m, k), reader_item);
+			reader_slot_after(k);
+			for (unsigned int round = 0; round < 6; round++)
+				reshape_round(k, round, reader_slot_after);
+			urcu_memb_read_unlock();
+			titem_free(reader_item);
+		}
 		model_free(&m);
 		t_empty(&tree);
 	}
@@ -1178,7 +1185,7 @@ static void writer_step(unsigned long k)
 	static unsigned long steps;
 
 	(void)k;
-	if (++steps % 64 == 0)
+	if (++steps % 128 == 0)
 		wait_reader(&sr.checks, 1);
 }
 
@@ -1195,37 +1202,40 @@ Test(shapes, slot_reader_two_threads, .timeout = 120)
 	static const enum shape regions[] = { DENSE, UNIFORM64, CLUSTERED };
 
 	for (size_t r = 0; r < sizeof(regions) / sizeof(regions[0]); r++) {
-		pthread_t reader;
-		unsigned long before;
-
 		start_test("slot_reader_threads", regions[r], 512);
-		fill_from_pool();
-		memset(&sr, 0, sizeof(sr));
-		sr.key = pool.key[t_rand_below(&rng, pool.n)];
-		sr.item = model_find(&m, sr.key)->item;
-		cr_assert_eq(pthread_create(&reader, NULL, slot_reader_thread, NULL), 0);
-		while (!uatomic_read(&sr.ready))
-			sched_yield();
-		for (unsigned int round = 0; round < 12; round++)
-			reshape_round(sr.key, round, writer_step);
-		reshape_round(sr.key, 0, writer_step);
-		before = uatomic_read(&sr.checks);
-		uatomic_set(&sr.deleting, 1);
-		cmm_smp_mb();
-		cr_assert_eq(radix_tree_delete(&tree, sr.key), sr.item);
-		cmm_smp_mb();
-		uatomic_set(&sr.deleted, 1);
-		cr_assert_eq(model_delete(&m, sr.key), sr.item);
-		for (unsigned int round = 0; round < 6; round++)
-			reshape_round(sr.key, round, writer_step);
-		wait_reader(&sr.checks_after, 1000);
-		uatomic_set(&sr.stop, 1);
-		cr_assert_eq(pthread_join(reader, NULL), 0);
-		cr_assert_eq(sr.errors, 0, "%lu reader errors (the first ones on stderr)", sr.errors);
-		cr_assert_gt(before, 0, "no check before the delete");
-		fprintf(stderr, "slot reader: %lu checks, %lu after the delete\n", sr.checks,
-			sr.checks_after);
-		titem_free(sr.item);  /* the reader has left its read-side section */
+		for (size_t trial = 0; trial < NR_LAST_ROUNDS; trial++) {
+			pthread_t reader;
+			unsigned long before;
+
+			fill_from_pool();
+			memset(&sr, 0, sizeof(sr));
+			sr.key = pool.key[t_rand_below(&rng, pool.n)];
+			sr.item = model_find(&m, sr.key)->item;
+			cr_assert_eq(pthread_create(&reader, NULL, slot_reader_thread, NULL), 0);
+			while (!uatomic_read(&sr.ready))
+				sched_yield();
+			for (unsigned int round = 0; round < 4; round++)
+				reshape_round(sr.key, round, writer_step);
+			reshape_round(sr.key, last_rounds[trial], writer_step);
+			before = uatomic_read(&sr.checks);
+			uatomic_set(&sr.deleting, 1);
+			cmm_smp_mb();
+			cr_assert_eq(radix_tree_delete(&tree, sr.key), sr.item);
+			cmm_smp_mb();
+			uatomic_set(&sr.deleted, 1);
+			cr_assert_eq(model_delete(&m, sr.key), sr.item);
+			for (unsigned int round = 0; round < 6; round += 5)
+				reshape_round(sr.key, round, writer_step);
+			wait_reader(&sr.checks_after, 1000);
+			uatomic_set(&sr.stop, 1);
+			cr_assert_eq(pthread_join(reader, NULL), 0);
+			cr_assert_eq(sr.errors, 0, "%lu reader errors (the first ones on stderr)",
+				     sr.errors);
+			cr_assert_gt(before, 0, "no check before the delete");
+			fprintf(stderr, "slot reader: %lu checks, %lu after the delete\n", sr.checks,
+				sr.checks_after);
+			titem_free(sr.item);  /* the reader has left its read-side section */
+		}
 		model_free(&m);
 		t_empty(&tree);
 	}
