@@ -612,52 +612,52 @@ static void differential(enum shape s)
 	end_test(&tree);
 }
 
-Test(shapes, diff_prefix, .timeout = 60)
+Test(shapes, diff_prefix)
 {
 	differential(PREFIX);
 }
 
-Test(shapes, diff_onebit, .timeout = 60)
+Test(shapes, diff_onebit)
 {
 	differential(ONEBIT);
 }
 
-Test(shapes, diff_runs, .timeout = 60)
+Test(shapes, diff_runs)
 {
 	differential(RUNS);
 }
 
-Test(shapes, diff_clustered, .timeout = 60)
+Test(shapes, diff_clustered)
 {
 	differential(CLUSTERED);
 }
 
-Test(shapes, diff_uniform32, .timeout = 60)
+Test(shapes, diff_uniform32)
 {
 	differential(UNIFORM32);
 }
 
-Test(shapes, diff_uniform64, .timeout = 60)
+Test(shapes, diff_uniform64)
 {
 	differential(UNIFORM64);
 }
 
-Test(shapes, diff_dense, .timeout = 60)
+Test(shapes, diff_dense)
 {
 	differential(DENSE);
 }
 
-Test(shapes, diff_holes, .timeout = 60)
+Test(shapes, diff_holes)
 {
 	differential(HOLES);
 }
 
-Test(shapes, diff_extremes, .timeout = 60)
+Test(shapes, diff_extremes)
 {
 	differential(EXTREMES);
 }
 
-Test(shapes, diff_mixed, .timeout = 60)
+Test(shapes, diff_mixed)
 {
 	differential(MIXED);
 }
@@ -851,52 +851,52 @@ static void oom(enum shape s)
 	end_test(&atomic_tree);
 }
 
-Test(shapes, oom_prefix, .timeout = 60)
+Test(shapes, oom_prefix)
 {
 	oom(PREFIX);
 }
 
-Test(shapes, oom_onebit, .timeout = 60)
+Test(shapes, oom_onebit)
 {
 	oom(ONEBIT);
 }
 
-Test(shapes, oom_runs, .timeout = 60)
+Test(shapes, oom_runs)
 {
 	oom(RUNS);
 }
 
-Test(shapes, oom_clustered, .timeout = 60)
+Test(shapes, oom_clustered)
 {
 	oom(CLUSTERED);
 }
 
-Test(shapes, oom_uniform32, .timeout = 60)
+Test(shapes, oom_uniform32)
 {
 	oom(UNIFORM32);
 }
 
-Test(shapes, oom_uniform64, .timeout = 60)
+Test(shapes, oom_uniform64)
 {
 	oom(UNIFORM64);
 }
 
-Test(shapes, oom_dense, .timeout = 60)
+Test(shapes, oom_dense)
 {
 	oom(DENSE);
 }
 
-Test(shapes, oom_holes, .timeout = 60)
+Test(shapes, oom_holes)
 {
 	oom(HOLES);
 }
 
-Test(shapes, oom_extremes, .timeout = 60)
+Test(shapes, oom_extremes)
 {
 	oom(EXTREMES);
 }
 
-Test(shapes, oom_mixed, .timeout = 60)
+Test(shapes, oom_mixed)
 {
 	oom(MIXED);
 }
@@ -1028,17 +1028,17 @@ static void slot_lock(enum shape s)
 	end_test(&tree);
 }
 
-Test(shapes, slot_lock_dense, .timeout = 60)
+Test(shapes, slot_lock_dense)
 {
 	slot_lock(DENSE);
 }
 
-Test(shapes, slot_lock_sparse, .timeout = 60)
+Test(shapes, slot_lock_sparse)
 {
 	slot_lock(UNIFORM64);
 }
 
-Test(shapes, slot_lock_clustered, .timeout = 60)
+Test(shapes, slot_lock_clustered)
 {
 	slot_lock(CLUSTERED);
 }
@@ -1081,7 +1081,7 @@ static const unsigned int last_rounds[] = { 0, 5, 2 };
  * slot reads the item or NULL (its node replaced: a fresh lookup finds the
  * item); after the delete, and while the reshaping goes on, NULL.
  */
-Test(shapes, slot_reader_one_thread, .timeout = 60)
+Test(shapes, slot_reader_one_thread)
 {
 	static const enum shape regions[] = { DENSE, UNIFORM64, CLUSTERED, ONEBIT };
 
@@ -1196,6 +1196,7 @@ static void writer_step(unsigned long k)
  * the delete the slot reads the item or NULL (then a fresh lookup finds
  * the item unless the delete has begun); once the writer's flag, set after
  * the delete returned, is seen, the slot never reads the item again.
+ * The one test with a timeout: its threads wait for each other.
  */
 Test(shapes, slot_reader_two_threads, .timeout = 120)
 {
@@ -1397,17 +1398,17 @@ static void walk_editing(enum walk_edit mode)
 	t_finish(&tree);
 }
 
-Test(shapes, walk_edit_resume, .timeout = 60)
+Test(shapes, walk_edit_resume)
 {
 	walk_editing(EDIT_RESUME);
 }
 
-Test(shapes, walk_edit_iter_delete, .timeout = 60)
+Test(shapes, walk_edit_iter_delete)
 {
 	walk_editing(EDIT_ITER_DELETE);
 }
 
-Test(shapes, walk_edit_tagged, .timeout = 60)
+Test(shapes, walk_edit_tagged)
 {
 	walk_editing(EDIT_TAGGED);
 }
