@@ -40,8 +40,16 @@
  *      only after a grace period (the library uses call_rcu for its nodes;
  *      the caller must do the same for its items).
  *  (C) A slot pointer (lookup_slot, gang_lookup_slot, iterators) only ever
- *      holds a user item or NULL (after a concurrent delete), never an
- *      internal pointer; read it with rcu_dereference().  No retry loop.
+ *      holds that key's item or NULL, never an internal pointer; read it
+ *      with rcu_dereference().  NULL means the item was deleted, or that a
+ *      concurrent writer copied the node holding it (a compact node grew,
+ *      was compacted or split): look the key up again.  This is the
+ *      kernel's speculative pattern as it stands: take a reference on the
+ *      item, then check that *slot still holds it; a moved item fails the
+ *      check and the caller looks again.  The library's own readers
+ *      (lookups, gang lookups, the walk engine) look again by themselves:
+ *      they are lock-free (a reader retries only when a writer copied a
+ *      node on its path meanwhile), no longer wait-free.
  *  (D) Multi-item results (gang lookups, iterators) come in strictly
  *      ascending key order, never wrap past ULONG_MAX, and always terminate.
  *      They are a sequence of single lookups, not a snapshot: an item
@@ -195,6 +203,7 @@ struct radix_tree_root {
 	unsigned long owner;    /* private. thread holding lock, 0 if none. W: lock holder */
 	unsigned long nr_nodes; /* private. nodes linked in this tree. W, R: tree lock */
 	unsigned long nr_items; /* private. items stored in this tree. W, R: tree lock */
+	void *retired;          /* private. nodes unlinked in this lock hold. W, R: tree lock */
 	unsigned int depth;     /* private. lock recursion depth. W, R: lock holder */
 };
 
@@ -205,7 +214,7 @@ struct radix_tree_root {
 /* Positional on purpose: valid in C and C++. */
 #define RADIX_TREE_INIT(name, mask)						\
 	{ { 0 }, NULL, 0UL, &urcu_memb_flavor, (mask), 0U, RADIX_TREE_INITIALISED_,	\
-	  { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, 0U }
+	  { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, NULL, 0U }
 
 /* RADIX_TREE(name, gfp_mask): define and initialise a tree, static or automatic. */
 #define RADIX_TREE(name, mask) \
@@ -276,8 +285,10 @@ RCURADIX_API void *radix_tree_lookup(const struct radix_tree_root *root, unsigne
  * radix_tree_lookup_slot() - find the slot holding the item at @index.
  *
  * Never creates a slot.  Read the slot with rcu_dereference(); it holds the
- * item, or NULL once a concurrent writer deleted it (guarantee C).  Under the
- * tree lock the slot may be passed to radix_tree_replace_slot().
+ * item, or NULL once a concurrent writer deleted it or moved it by copying
+ * its node: then look the key up again (guarantee C).  Under the tree lock
+ * the slot may be passed to radix_tree_replace_slot(), also after inserts
+ * and deletes of other keys in the same lock hold.
  *
  * Context: RCU reader.
  * Return: the slot, or NULL if @index holds nothing or @root is NULL.
@@ -288,8 +299,19 @@ RCURADIX_API void **radix_tree_lookup_slot(const struct radix_tree_root *root, u
  * radix_tree_replace_slot() - store a new item in an occupied slot.
  * @slot: a slot obtained while holding the tree lock (radix_tree_lock()), by
  *        radix_tree_lookup_slot(), radix_tree_gang_lookup_slot() or an
- *        iterator, and still holding an item.
+ *        iterator, in this same lock hold, whose key still holds an item.
  * @item: the new item; non-NULL, two low bits clear.  Tags are kept.
+ *
+ * As in the kernel, a slot found under the lock stays usable for this call
+ * across inserts and deletes of other keys made in the same lock hold.  An
+ * insert may copy the compact node holding the slot; the old node is then
+ * kept until the outermost radix_tree_unlock(), and a slot into it is
+ * forwarded to the live slot of the same key.  Reading such a stale slot
+ * under the lock gives NULL: look the key up again to read it.  The nodes a
+ * lock hold replaces are freed (after a grace period) only once the lock is
+ * released: a bulk load under one lock keeps, until its unlock, about as
+ * many bytes again as the compact nodes it outgrew (each class a node
+ * passes through while it fills).
  *
  * Readers see the old or the new item (rcu_assign_pointer()).  Free the old
  * item after a grace period.  Deleting goes through radix_tree_delete().
@@ -297,7 +319,8 @@ RCURADIX_API void **radix_tree_lookup_slot(const struct radix_tree_root *root, u
  * Misuse aborts (one line on stderr naming the rule, then abort()), since
  * the caller's next step, freeing the old item, would otherwise free an item
  * still in the tree: the tree lock not held by the calling thread; a NULL
- * @root or @slot; a NULL or misaligned @item; a slot that holds no item.
+ * @root or @slot; a NULL or misaligned @item; a slot whose key holds no
+ * item.
  * Debug builds (--enable-debug) also check that @slot belongs to @root.
  *
  * Context: Writer; the caller must hold the tree lock (radix_tree_lock()).
@@ -499,9 +522,15 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
  * radix_tree_preload() - reserve nodes for the calling thread's next insert.
  *
  * Fills a per-thread reserve with enough nodes for the worst case of one
- * insertion into any tree (2 x height - 1 nodes).  Until the thread's next
- * radix_tree_insert(), that insert cannot fail with -ENOMEM, even if the
- * allocator fails and even on a GFP_ATOMIC tree.  Call it outside any lock,
+ * insertion into any tree: three nodes (a full compact node that moves a
+ * group of its items into a new child, and that child a group into a
+ * grandchild), of any size.  The reserve holds one node of every size
+ * class and a second full and largest node: 20 nodes, 12,672 bytes (64-slot
+ * build).  Until the thread's next radix_tree_insert(), that insert cannot
+ * fail with -ENOMEM, even if the allocator fails and even on a GFP_ATOMIC
+ * tree.  A GFP_KERNEL insert allocates its nodes itself and uses the
+ * reserve only if the allocator fails (the kernel's rule); a GFP_ATOMIC
+ * insert takes them from the reserve.  Call it outside any lock,
  * then radix_tree_lock(), insert, radix_tree_unlock(), radix_tree_preload_end().
  *
  * Userspace has no preemption to disable: the reserve is thread-local, so a
@@ -544,8 +573,8 @@ RCURADIX_API void radix_tree_preload_end(void);
 
 /* Memory of one tree. */
 struct radix_tree_memstat {
-	unsigned long nodes;       /* nodes linked in the tree */
-	unsigned long node_bytes;  /* nodes x node size */
+	unsigned long nodes;       /* nodes linked in the tree (of every size) */
+	unsigned long node_bytes;  /* the sum of their sizes */
 	unsigned long bytes;       /* node_bytes plus the allocator's share */
 };
 
@@ -567,13 +596,21 @@ struct rcuradix_stats {
 	unsigned long nodes_pending;    /* queued with call_rcu, not yet freed */
 	unsigned long nodes_pending_peak; /* highest nodes_pending this call has returned */
 	unsigned long alloc_failures;   /* counter: allocator failures (incl. injected) */
-	unsigned long node_size;        /* bytes per node */
+	unsigned long node_size;        /* bytes of a full node (nodes come in several sizes) */
 	unsigned long backing_bytes;    /* bytes held from the underlying allocator */
+	/* The same in bytes: nodes come in sizes from 64 bytes to a full node's
+	 * and beyond, so node counts do not give memory. */
+	unsigned long bytes_allocated;  /* counter: bytes of the nodes allocated */
+	unsigned long bytes_freed;      /* counter: bytes of the nodes freed */
+	unsigned long bytes_live;       /* allocated - freed */
+	unsigned long bytes_reserved;   /* bytes of the nodes in preload reserves */
+	unsigned long bytes_pending;    /* bytes of the nodes queued with call_rcu */
 };
 
 /**
  * rcuradix_get_stats() - read the library-wide node counters.
- * @size: sizeof(*@stats) as the caller knows it (ABI growth).
+ * @size: sizeof(*@stats) as the caller knows it (ABI growth): a caller built
+ *        before the bytes_ fields existed gets the fields it knows.
  *
  * Each thread counts in its own record (no counter line is shared between
  * threads); this call adds up the records of live threads and the totals
@@ -605,11 +642,17 @@ RCURADIX_API void rcuradix_thread_cache_flush(void);
 /**
  * radix_tree_verify() - check every structural invariant of the tree.
  *
- * Checks: each node's count matches its non-empty slots; no empty node; node
- * levels descend by one; leaves hold items, inner nodes hold nodes; a tag bit
- * is set iff something below bears the tag (and the root's summary bits
- * agree); NULL slots carry no tag; the height is minimal; the tree's node
- * count is right.  The first violation is described on stderr.
+ * Checks: full nodes: each present bit matches its slot, a full node's
+ * children sit one level down, leaves hold items and inner nodes hold
+ * nodes; compact nodes: the size class, capacity and entry count agree,
+ * positions past the count are clear, no retired node is reachable, every
+ * suffix fits the node's level, no two live items share a key, no live
+ * child shares its digit with another child or an item, children sit at
+ * lower levels (their keys under the prefix stored with them), the live
+ * count is right; no empty node; a tag bit is set iff something below
+ * bears the tag (and the root's summary bits agree); NULL slots carry no
+ * tag; the height is minimal; the tree's node and item counts are right.
+ * The first violation is described on stderr.
  *
  * Context: Writer (takes the tree lock).
  * Return: 0 if the tree is sound; -EUCLEAN if an invariant is broken;
@@ -626,17 +669,20 @@ RCURADIX_API int radix_tree_verify(const struct radix_tree_root *root);
  * @next_index: key after the current chunk (the slots of one leaf node);
  *              0 when the chunk ends at ULONG_MAX.
  * @tags:       the chunk's bitmap, unchanged while the walk is in it: bit i
- *              stands for slot i of the leaf and is set if, when the chunk
+ *              stands for slot i from @chunk and is set if, when the chunk
  *              was found, that slot held an item (plain and contiguous
  *              walks) or bore the tag (tagged walks) and its key was >= the
  *              one the chunk was looked up from.
  * The other fields are private:
- * @chunk:      slot 0 of the current leaf.
+ * @chunk:      slot 0 of the current full leaf, or the first slot of the
+ *              current run of consecutive keys in a compact node.
  * @run_end:    the slot after the current run of consecutive set bits.
  * @bias:       the key of slot s is @bias + (uintptr_t)s / sizeof(void *).
- * @parent:     the current leaf's parent node: the next chunk is searched
- *              from there (valid only within the walk's read-side section or
- *              lock; radix_tree_iter_resume() forgets it).
+ * @parent:     the current full leaf's full parent node (as the library
+ *              encodes it): the next chunk is searched from there; or the
+ *              compact node of the current run (valid only within the
+ *              walk's read-side section or lock; radix_tree_iter_resume()
+ *              forgets it).
  * @done:       non-zero once the walk may not continue (it reached
  *              ULONG_MAX, or a contiguous walk met a hole).
  */
@@ -690,8 +736,10 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
  *	rcu_read_lock();
  *	radix_tree_for_each_slot(slot, &tree, &iter, 0) {
  *		void *item = rcu_dereference(*slot);
+ *		if (!item)               // deleted or moved since: look again
+ *			item = radix_tree_lookup(&tree, iter.index);
  *		if (!item)
- *			continue;        // deleted since the chunk was found
+ *			continue;        // deleted
  *		use(item);
  *		if (++seen % 1024 == 0) {
  *			slot = radix_tree_iter_resume(slot, &iter);
@@ -843,7 +891,12 @@ RCURADIX_INLINE void **radix_tree_walk_step(void **slot, struct radix_tree_iter 
 
 /*
  * The walks.  Inside the body, iter->index is the key of *slot; read the item
- * with rcu_dereference(*slot) and skip it if NULL (deleted concurrently).
+ * with rcu_dereference(*slot).  NULL means deleted or moved by a concurrent
+ * writer (guarantee C): a walk that must see every item present throughout
+ * looks the key up again, radix_tree_lookup(root, iter->index), and skips
+ * the key if that is NULL too.  Under the tree lock a slot reads NULL only
+ * if the walk's own inserts or deletes changed its node: call
+ * radix_tree_iter_resume() after each of them.
  * Break out freely; call radix_tree_iter_resume() before leaving the
  * read-side section or the lock inside the loop.  @slot is any lvalue of
  * type void ** (a variable, w->slot, slots[i]), as in the kernel.  Each walk
