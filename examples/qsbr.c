@@ -121,8 +121,12 @@ static void walk(void)
 	radix_tree_for_each_slot(slot, &tree, &iter, 0) {
 		struct item *it = rcu_dereference(*slot);
 
+		/* NULL: deleted, or moved by a writer that copied its node,
+		 * since the chunk was found; look again (guarantee C). */
 		if (!it)
-			continue;  /* deleted since its chunk was found */
+			it = radix_tree_lookup(&tree, iter.index);
+		if (!it)
+			continue;
 		if (seen && iter.index <= last)
 			error("walk went backwards", iter.index);
 		last = iter.index;
