@@ -422,6 +422,33 @@ static inline size_t rt_entry_bytes(const void *entry)
 /* Size of a full node (the unit of the node-count statistics). */
 #define RT_NODE_SIZE sizeof(struct rt_node)
 
+/* ---- transitions (debug builds) ---------------------------------------- */
+
+/* What an insert or delete did to the nodes; counted in debug builds, so
+ * that the tests can show they reach every transition. */
+enum rt_transition {
+	RT_TR_APPEND,       /* an item appended to a compact node in place */
+	RT_TR_NEW_NODE,     /* a node for a key under an empty slot, or a first node */
+	RT_TR_GROW_ROOT,    /* a new top node above the old one */
+	RT_TR_COPY,         /* a compact node copied into another class */
+	RT_TR_LEAF_FULL,    /* a compact leaf copied into a full node */
+	RT_TR_INNER_FULL,   /* a compact node above the leaves copied into a full one */
+	RT_TR_DEMOTE,       /* a group of items moved into a new child */
+	RT_TR_DEMOTE_TWICE, /* ... and a group of those into a grandchild */
+	RT_TR_SPLIT,        /* a compressed path split by a new node, in place */
+	RT_TR_SPLIT_FULL,   /* ... whose parent then became a full node */
+	RT_TR_SHRINK,       /* the tree hangs from a lower node */
+	RT_TR_UNLINK,       /* an emptied node unlinked */
+	RT_TR_COUNT
+};
+
+#ifdef RT_DEBUG
+RT_HIDDEN extern unsigned long rt_transitions[RT_TR_COUNT];
+#define rt_transition(t) uatomic_inc(&rt_transitions[t])
+#else
+#define rt_transition(t) ((void)0)
+#endif
+
 /* ---- assertions (debug builds) ----------------------------------------- */
 
 #ifdef RT_DEBUG

@@ -21,6 +21,10 @@
 #include "preload.h"
 #include "tag.h"
 
+#ifdef RT_DEBUG
+unsigned long rt_transitions[RT_TR_COUNT];
+#endif
+
 /* ---- readers ---------------------------------------------------------- */
 
 void **rt_descend_rcu_slow(const struct radix_tree_root *root, unsigned long index,
@@ -364,6 +368,7 @@ static void rt_cnode_append(struct radix_tree_root *root, struct rt_cnode *node,
 	 * suffix and the initialised item. */
 	__atomic_store_n(&node->next, (uint8_t)(i + 1), __ATOMIC_RELEASE);
 	node->live++;
+	rt_transition(RT_TR_APPEND);
 }
 
 /*
@@ -393,6 +398,12 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 		return -ENOMEM;
 	rt_replace_node(root, path, path->depth - 1, entry);
 	rt_cnode_retire(root, leaf->entry, leaf->base);
+	if (plan.nr > 1)
+		rt_transition(plan.nr > 2 ? RT_TR_DEMOTE_TWICE : RT_TR_DEMOTE);
+	if (!rt_entry_compact(entry))
+		rt_transition(old->level ? RT_TR_INNER_FULL : RT_TR_LEAF_FULL);
+	else if (plan.nr == 1)
+		rt_transition(RT_TR_COPY);
 	return 0;
 }
 
@@ -447,6 +458,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 				return -ENOMEM;
 			rt_replace_node(root, path, path->depth - 1, entry);
 			rt_cnode_retire(root, leaf->entry, leaf->base);
+			rt_transition(RT_TR_SPLIT_FULL);
 			return 0;
 		}
 	}
@@ -457,6 +469,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 		return -ENOMEM;
 	/* Publish: the new node in the child's place. */
 	rt_publish(slots[pos], entry);
+	rt_transition(RT_TR_SPLIT);
 	return 0;
 }
 
@@ -499,6 +512,7 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 			rt_slot_set(root, rt_entry_node(leaf->entry), (unsigned int)leaf->pos, entry);
 		else
 			rt_publish(root->rnode, entry);  /* the whole tree at once */
+		rt_transition(RT_TR_NEW_NODE);
 		break;
 	case RT_END_ABOVE: {
 		/* Grow: a new top holding the old one (its keys start at 0)
@@ -514,6 +528,7 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 		if (!entry)
 			return -ENOMEM;
 		rt_publish(root->rnode, entry);
+		rt_transition(RT_TR_GROW_ROOT);
 		break;
 	}
 	case RT_END_DIVERGE:
@@ -601,6 +616,7 @@ static void rt_shrink(struct radix_tree_root *root)
 	/* Unpublish the old top nodes: readers already on them still find
 	 * the child until their grace period ends. */
 	rt_publish(root->rnode, entry);
+	rt_transition(RT_TR_SHRINK);
 	while (top != entry) {
 		void *next = rt_top_shrink_child(root, top);
 
@@ -634,6 +650,7 @@ static void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bo
 			rt_step_clear(root, &path->step[d - 1]);
 		}
 		rt_node_unlink(root, path->step[d].entry, path->step[d].base);
+		rt_transition(RT_TR_UNLINK);
 		if (d == 0)
 			return item;
 	}

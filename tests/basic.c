@@ -1187,3 +1187,57 @@ Test(basic, stats_count_bytes_of_every_node_size)
 		t_delete(&tree, (i * 0x9e3779b97f4a7c15UL) >> 3, items[i]);
 	t_finish(&tree);
 }
+
+/*
+ * Every transition between node kinds is reached by a small workload: a
+ * dense range filled key by key (appends, copies into larger classes, a
+ * compact leaf becoming full, compact nodes above the leaves becoming full,
+ * new nodes, growth), spread 64-bit keys (more entries than a compact node
+ * holds: groups move into children), keys below the first top node's
+ * range (they leave its compressed path: splits),
+ * then every key deleted (emptied nodes unlinked, the height shrinking);
+ * and, in a tree of their own, 70 keys sharing all but their low 16 bits
+ * (the top node holds them all as items of one group: moved twice).  The 8-slot build has no compact leaf:
+ * its leaves are full from the start.
+ */
+Test(basic, every_transition_is_reached)
+{
+	static const char *const names[RT_TR_COUNT] = {
+		"append", "new node", "grow root", "copy", "leaf to full", "inner to full",
+		"demote", "demote twice", "split", "split to full", "shrink", "unlink",
+	};
+	unsigned long before[RT_TR_COUNT], keys[4096 + 2000 + 8];
+	struct titem *items[4096 + 2000 + 8];
+	unsigned int n = 0, t;
+
+	memcpy(before, rt_transitions, sizeof(before));
+	for (unsigned long k = 0; k < 4096; k++)
+		keys[n++] = k;
+	for (unsigned long i = 1; i <= 2000; i++)
+		keys[n++] = (i * 0x9e3779b97f4a7c15UL) | (1UL << 63);
+	/* Under the old top, now eleven levels down, below new keys. */
+	for (unsigned long b = 12; b < 60; b += 6)
+		keys[n++] = (1UL << b) + 3;
+	for (unsigned int i = 0; i < n; i++) {
+		items[i] = radix_tree_lookup(&tree, keys[i]) ? NULL : t_insert_new(&tree, keys[i]);
+		if (i % 512 == 0)
+			t_verify(&tree);
+	}
+	t_verify(&tree);
+	for (unsigned int i = 0; i < n; i++)
+		if (items[i])
+			t_delete(&tree, keys[i], items[i]);
+	for (unsigned long i = 0; i < 70; i++)
+		items[i] = t_insert_new(&tree, 0x5a5a5a5a5a5a0000UL | (i * 0x3b1UL & 0xffffUL));
+	t_verify(&tree);
+	for (unsigned long i = 0; i < 70; i++)
+		t_delete(&tree, 0x5a5a5a5a5a5a0000UL | (i * 0x3b1UL & 0xffffUL), items[i]);
+	for (t = 0; t < RT_TR_COUNT; t++) {
+		unsigned long count = rt_transitions[t] - before[t];
+
+		if (RT_MAP_SIZE == 8 && (t == RT_TR_LEAF_FULL))
+			continue;
+		cr_assert_gt(count, 0, "transition \"%s\" never happened", names[t]);
+	}
+	t_finish(&tree);
+}
