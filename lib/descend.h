@@ -64,32 +64,55 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 }
 
 /*
+ * The scan of rt_cnode_find() for one suffix width: the entries whose digit
+ * at the node's level is @sfx's (one compare of the suffixes shifted), then
+ * their slots.  A tombstone is passed over: the key may have been appended
+ * again further on.
+ */
+#define RT_CNODE_SCAN(type)                                                            \
+	do {                                                                           \
+		const type *sfxs = (const type *)(const void *)node->data;             \
+		for (i = 0; i < n; i++) {                                              \
+			unsigned long s = sfxs[i];                                     \
+			void *e;                                                       \
+			if ((s ^ sfx) >> shift)                                        \
+				continue; /* another digit */                          \
+			e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]); \
+			if (e && (rt_is_internal(e) || s == sfx)) {                    \
+				*found = e;                                            \
+				return (int)i;                                         \
+			}                                                              \
+		}                                                                      \
+	} while (0)
+
+/*
  * rt_cnode_find() - the entry of C node @node (at @level) for key suffix
  * @sfx: a live item whose suffix is @sfx, or the live child entry that
  * shares @sfx's digit; *@found gets the item or child entry as loaded.
- * Returns its position, or -1.  A reader (@root NULL) may meet a retired node: -1
- * then means "check dead".
+ * Returns its position, or -1.  A reader (@root NULL) may meet a retired
+ * node: -1 then means "check dead".  The loop is specialised for each
+ * suffix width.
  */
 static inline int rt_cnode_find(const struct radix_tree_root *root, const struct rt_cnode *node,
 				unsigned int level, unsigned long sfx, void **found)
 {
-	unsigned int w = rt_sfx_width(level), shift = rt_shift(level);
+	unsigned int shift = rt_shift(level);
 	unsigned int i, n = root ? node->next : rt_cnode_next_rcu(node);
 	void **slots = rt_cnode_slots(node);
 
-	for (i = 0; i < n; i++) {
-		unsigned long s = rt_sfx_get(node, w, i);
-		void *e;
-
-		if ((s ^ sfx) >> shift)
-			continue;  /* another digit */
-		e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
-		if (!e)
-			continue;  /* a tombstone: the key may have been appended again */
-		if (rt_is_internal(e) || s == sfx) {
-			*found = e;
-			return (int)i;
-		}
+	switch (rt_sfx_width(level)) {
+	case 1:
+		RT_CNODE_SCAN(uint8_t);
+		break;
+	case 2:
+		RT_CNODE_SCAN(uint16_t);
+		break;
+	case 4:
+		RT_CNODE_SCAN(uint32_t);
+		break;
+	default:
+		RT_CNODE_SCAN(uint64_t);
+		break;
 	}
 	return -1;
 }

@@ -388,11 +388,11 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 
 	p->n = rt_ents_collect(root, old, p->ents);
 	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(old->level), item, 0 };
-	/* Growing one entry at a time, a node would be copied at every
-	 * class: leave a quarter more room. */
-	p->room = p->n / 4;
 	if (p->n > RT_C_MAX_ENTRIES)
 		rt_plan_demote(&plan, 0);
+	/* Growing one entry at a time, a node would be copied at every
+	 * class: leave a quarter more room (of what it keeps). */
+	p->room = p->n / 4;
 	entry = rt_plan_build(root, &plan);
 	if (!entry)
 		return -ENOMEM;
