@@ -473,6 +473,8 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 	return 0;
 }
 
+static void rt_shrink(struct radix_tree_root *root);
+
 static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, void *item)
 {
 	struct rt_path path;
@@ -498,6 +500,10 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 		}
 		if (rt_insert_copy(root, &path, index, item))
 			return -ENOMEM;
+		/* A copy of the top node that moved all its items into one
+		 * child holds that child alone: the tree may hang lower. */
+		if (path.depth == 1)
+			rt_shrink(root);
 		break;
 	}
 	case RT_END_EMPTY:
