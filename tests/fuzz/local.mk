@@ -115,4 +115,4 @@ clean-fuzz:
 .PHONY: fuzz fuzz-coverage fuzz-corpus clean-fuzz
 
 EXTRA_DIST += tests/fuzz/local.mk tests/fuzz/corpus-fresh.sh tests/fuzz/known-failures \
-	tests/fuzz/corpus doc/fuzzing.md
+	tests/fuzz/seed-transitions tests/fuzz/corpus doc/fuzzing.md
