@@ -923,7 +923,8 @@ static void seed_shape_leaf(struct out *o)
 }
 
 /* Tombstones dropped by a copy into a class no larger: a C leaf (64-slot),
- * then a C node above the leaves (8-slot has no C leaf). */
+ * then a C node above the leaves (8-slot has no C leaf), then a C leaf
+ * again, into a smaller class. */
 static void seed_shape_compact(struct out *o)
 {
 	insrun(o, ksmall(0), 4, 1);
@@ -935,6 +936,13 @@ static void seed_shape_compact(struct out *o)
 	insrun(o, ksmall(0), 9, 1);
 	delrun(o, ksmall(0), 4, 1);
 	faultrun(o, ksmall(20), 4, 1, F_ALL);
+	check(o);
+	/* 64-slot: a full 48-entry C leaf with 9 tombstones: the copy's room
+	 * would reach a full node's size, so it gets none (a smaller class). */
+	destroy(o, 0);
+	insrun(o, ksmall(0), 48, 1);
+	delrun(o, ksmall(0), 9, 1);
+	faultrun(o, ksmall(50), 1, 1, F_ALL);
 	check(o);
 }
 
