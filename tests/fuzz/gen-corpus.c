@@ -976,7 +976,8 @@ static void seed_shape_demote(struct out *o)
 /* 64 items one per digit of a level-1 C node, then a second key under each
  * digit: each insert demotes a pair into a C leaf, until the node holds 64
  * children one level down and becomes an F node (the last insert faulted
- * first); then a child emptied and a new one in its slot. */
+ * first); then a child emptied and a new one in its slot; then two F
+ * leaves side by side under the F node, walked across. */
 static void seed_shape_inner_full_64(struct out *o)
 {
 	insrun_pow(o, ksmall(0), 64, 6);
@@ -986,6 +987,14 @@ static void seed_shape_inner_full_64(struct out *o)
 	/* Empty one child (unlinked), then a new one in its slot. */
 	delrun(o, ksmall(0), 2, 1);
 	faultrun(o, ksmall(5), 1, 1, F_ALL);
+	check(o);
+	/* Its first two children become F leaves: walks go from one to the
+	 * next through their F parent. */
+	insrun(o, ksmall(0), 128, 1);
+	tagrun(o, ksmall(60), 8, 1, 1);
+	iter(o, W_SLOT, ksmall(3), 0, 0, P_NONE);
+	iter(o, W_TAGGED, ksmall(0), 1, 0, P_NONE);
+	iter(o, W_CONTIG, ksmall(50), 0, 0, P_RESUME_ALL);
 	check(o);
 }
 
