@@ -2198,6 +2198,16 @@ static void mu_null_stats(struct fz *z, unsigned long key, struct fz_item *fresh
 		  st.node_size == RT_NODE_SIZE && st.bytes_live == 0xa5a5a5a5a5a5a5a5UL &&
 		  st.bytes_pending == 0xa5a5a5a5a5a5a5a5UL,
 		  "get_stats(the first layout's size)");
+	/* A caller built against a larger layout: 0, and the fields it shares. */
+	{
+		struct {
+			struct rcuradix_stats st;
+			unsigned long more[2];
+		} big;
+
+		FZ_EXPECT(rcuradix_get_stats(&big.st, sizeof(big)) == 0 &&
+			  big.st.node_size == RT_NODE_SIZE, "get_stats(a larger layout's size)");
+	}
 }
 
 /* On the first slot of a walk from @key (inside a read-side section: a
