@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum fz_key_kind {
 	FZ_K_SMALL,
@@ -80,10 +81,12 @@ enum fz_op {
 			  * reserve), m & 0x20: maybe_preload(GFP_ATOMIC) instead (reserves
 			  * nothing), then lock, insert KEY (m & 0x80: with every allocation
 			  * failing), unlock, preload_end */
-	FZ_DESTROY,      /* u8 b: destroy; b & 2: re-initialise, GFP_ATOMIC if b & 1 */
+	FZ_DESTROY,      /* u8 b: destroy; b & 2: re-initialise: GFP_KERNEL, or if b & 1
+			  * GFP_ATOMIC (GFP_NOWAIT if b & 4 too) */
 	FZ_FAULT_INSERT, /* u8 m, KEY: insert with injected allocation failure: m & 1
 			  * fail all, else fail the n-th with n = 1 + (m >> 1 & 31);
-			  * m & 0x40: flush the thread's reserve first */
+			  * m & 0x40: flush the thread's reserve first; m & 0x80: delete
+			  * KEY instead (a delete never allocates: it must succeed) */
 	FZ_FLUSH,        /* rcuradix_thread_cache_flush() */
 	FZ_GRACE,        /* end a grace period: run the queued call_rcu callbacks */
 	FZ_INSERT_RUN,   /* KEY start, u8 count-1, u8 stride: stride = 1 << (b & 63) if
@@ -96,7 +99,35 @@ enum fz_op {
 			  * fz_misuse): calls that break a contract in a way the library
 			  * reports by a return value; each must return what its Return:
 			  * line says and change nothing */
+	FZ_HOLD,         /* KEY k, u8 n, then 1 + n % 16 edits: under one radix_tree_lock
+			  * hold, slot = lookup_slot(k), the edits (enum fz_hold_edit),
+			  * then replace_slot(slot) with a fresh item if k is present;
+			  * lookup(k) must find it.  After every edit the slot holds k's
+			  * item or NULL (then its node was copied: it is on the retired
+			  * list) */
+	FZ_INSERT_PREFIX, /* KEY base, u8 count-1, u8 b, u8 seed: insert count keys that
+			  * keep base's bits above the low 1 + b % 64 and draw those
+			  * from a PRNG seeded by seed (keys sharing a long prefix) */
+	FZ_INSERT_BITS,  /* KEY k, u8 first, u8 b: insert k ^ (1 << ((first + i) % 64))
+			  * for i < 1 + b % 64 (keys one bit apart from k) */
+	FZ_FAULT_RUN,    /* KEY start, u8 count-1, u8 stride, u8 m: for each of the
+			  * run's keys (as FZ_INSERT_RUN): flush the reserve, insert
+			  * with the fault of FZ_FAULT_INSERT's m & 0x3f armed, and
+			  * after -ENOMEM insert again without it */
 	FZ_NR_OPS
+};
+
+/* The edits of FZ_HOLD: a byte b, count = 1 + (b >> 3), what b & 7 says. */
+enum fz_hold_edit {
+	FZ_H_INSERT_RUN,  /* KEY: insert count consecutive keys from KEY */
+	FZ_H_DELETE_RUN,  /* KEY: delete count consecutive keys from KEY (never k) */
+	FZ_H_INSERT_NEAR, /* s8 d: insert count consecutive keys from k + d */
+	FZ_H_DELETE_NEAR, /* s8 d: delete count consecutive keys from k + d (never k) */
+	FZ_H_INSERT_BITS, /* u8 first: insert k ^ (1 << ((first + i) % 64)), i < count */
+	FZ_H_INSERT_PREFIX, /* u8 b, u8 seed: as FZ_INSERT_PREFIX with base k */
+	FZ_H_REPLACE,     /* replace_slot(slot) now (k present), then go on */
+	FZ_H_LOOKUP,      /* lookup_slot(k) again: it holds k's item */
+	FZ_NR_HOLD_EDITS
 };
 
 /* The rows of the misuse table (fuzz-ops.c), each a group of refused calls. */
@@ -128,5 +159,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * at the first input.
  */
 void fz_use_memb(bool on);
+
+/*
+ * White-box coverage of the node transitions (fuzz-ops.c classifies every
+ * insert and delete by the tree's shape before and after it).  Names:
+ *   first, new-child, f-slot, append, grow-copy, compact, leaf-full,
+ *   inner-full, demote, demote-twice, split, grow-top   (inserts)
+ *   shrink, unlink                                        (deletes)
+ *   forward      replace_slot() reached the live slot of a slot whose
+ *                node was copied in the same lock hold
+ *   atomic-preloaded, atomic-reserve, atomic-enomem
+ *                a GFP_ATOMIC/NOWAIT tree's insert that took nodes inside a
+ *                preload window, took them from a leftover reserve, failed
+ *   enomem-T     insert transition T returned -ENOMEM (T one of the insert
+ *                names that link nodes)
+ *   fault-shrink, fault-unlink
+ *                that delete ran with an allocation fault armed
+ * fz_transition_count(): how often the last input (since the start of the
+ * last LLVMFuzzerTestOneInput()) took @name; -1 if the name is unknown.
+ * fz_transitions_print(): every transition with a non-zero count.
+ */
+long fz_transition_count(const char *name);
+void fz_transitions_print(FILE *f);
 
 #endif

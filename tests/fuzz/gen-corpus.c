@@ -333,6 +333,83 @@ static void tagrun(struct out *o, struct key start, unsigned int count, uint8_t 
 	put(o, set ? 0 : 1);
 }
 
+/* FZ_FAULT_INSERT with m & 0x80: delete with the fault armed. */
+#define F_DELETE 0x80
+
+static void fdel(struct out *o, uint8_t m, struct key k)
+{
+	fins(o, (uint8_t)(m | F_DELETE), k);
+}
+
+/* Each key of the run: from an empty reserve, insert with fault @m armed,
+ * then again without it (where it failed). */
+static void faultrun(struct out *o, struct key start, unsigned int count, unsigned int stride,
+		     uint8_t m)
+{
+	op(o, FZ_FAULT_RUN);
+	put_key(o, start);
+	put(o, (uint8_t)(count - 1));
+	put(o, (uint8_t)(stride - 1));
+	put(o, m);
+}
+
+static void insprefix(struct out *o, struct key base, unsigned int count, unsigned int bits,
+		      uint8_t seed)
+{
+	op(o, FZ_INSERT_PREFIX);
+	put_key(o, base);
+	put(o, (uint8_t)(count - 1));
+	put(o, (uint8_t)(bits - 1));
+	put(o, seed);
+}
+
+static void insbits(struct out *o, struct key k, uint8_t first, unsigned int count)
+{
+	op(o, FZ_INSERT_BITS);
+	put_key(o, k);
+	put(o, first);
+	put(o, (uint8_t)(count - 1));
+}
+
+/* A lock hold on key @k with @n edits; the edits follow (he_*). */
+static void hold(struct out *o, struct key k, unsigned int n)
+{
+	op(o, FZ_HOLD);
+	put_key(o, k);
+	put(o, (uint8_t)(n - 1));
+}
+
+static void hedit(struct out *o, enum fz_hold_edit what, unsigned int count)
+{
+	put(o, (uint8_t)(what | (count - 1) << 3));
+}
+
+/* count keys from k + d, inserted or deleted */
+static void he_near(struct out *o, int insert, int d, unsigned int count)
+{
+	hedit(o, insert ? FZ_H_INSERT_NEAR : FZ_H_DELETE_NEAR, count);
+	put(o, (uint8_t)(int8_t)d);
+}
+
+static void he_run(struct out *o, int insert, struct key start, unsigned int count)
+{
+	hedit(o, insert ? FZ_H_INSERT_RUN : FZ_H_DELETE_RUN, count);
+	put_key(o, start);
+}
+
+static void he_bits(struct out *o, uint8_t first, unsigned int count)
+{
+	hedit(o, FZ_H_INSERT_BITS, count);
+	put(o, first);
+}
+
+static void he_prefix(struct out *o, unsigned int count, unsigned int bits, uint8_t seed)
+{
+	hedit(o, FZ_H_INSERT_PREFIX, count);
+	put(o, (uint8_t)(bits - 1));
+	put(o, seed);
+}
+
 /* ---- seeds --------------------------------------------------------------- */
 
 static void seed_empty(struct out *o)
@@ -828,6 +905,180 @@ static void seed_big_dense(struct out *o)
 }
 
 /*
+ * Shape seeds: each drives the tree through node transitions, most of them
+ * first with an allocation fault armed (-ENOMEM, the tree unchanged), then
+ * without.  tests/fuzz/seed-transitions lists, per build, the transitions
+ * each must take (the replay checks it); the comments say the 64-slot
+ * shapes.
+ */
+
+/* A C leaf grows class by class (faulted at each copy), becomes an F leaf;
+ * then an F leaf's slots. */
+static void seed_shape_leaf(struct out *o)
+{
+	faultrun(o, ksmall(0), 64, 1, F_ALL);
+	check(o);
+	faultrun(o, ksmall(100), 4, 1, F_NTH(1));
+	check(o);
+}
+
+/* Tombstones dropped by a copy into a class no larger: a C leaf (64-slot),
+ * then a C node above the leaves (8-slot has no C leaf), then a C leaf
+ * again, into a smaller class. */
+static void seed_shape_compact(struct out *o)
+{
+	insrun(o, ksmall(0), 4, 1);
+	delrun(o, ksmall(1), 2, 1);
+	faultrun(o, ksmall(10), 3, 1, F_ALL);
+	check(o);
+	destroy(o, 0);
+	ins(o, ksmall(63));
+	insrun(o, ksmall(0), 9, 1);
+	delrun(o, ksmall(0), 4, 1);
+	faultrun(o, ksmall(20), 4, 1, F_ALL);
+	check(o);
+	/* 64-slot: a full 48-entry C leaf with 9 tombstones: the copy's room
+	 * would reach a full node's size, so it gets none (a smaller class). */
+	destroy(o, 0);
+	insrun(o, ksmall(0), 48, 1);
+	delrun(o, ksmall(0), 9, 1);
+	faultrun(o, ksmall(50), 1, 1, F_ALL);
+	check(o);
+}
+
+/*
+ * 65 keys from 2^18 share every digit above level 1: the top C node (level
+ * 3) overflows, its items move into a child at level 1 that overflows in
+ * turn (a grandchild F leaf), faulted at the 2nd and 3rd allocation first.
+ * Then a key leaving the compressed path (split), growth above the root,
+ * shrink and unlink, those two with a fault armed.
+ */
+static void seed_shape_demote(struct out *o)
+{
+	faultrun(o, klevel(18, 1, 0), 64, 1, F_ALL);
+	fins(o, F_NTH(2) | F_FLUSH, kraw(0x40040));
+	fins(o, F_NTH(3) | F_FLUSH, kraw(0x40040));
+	ins(o, kraw(0x40040));
+	check(o);
+	faultrun(o, kraw(0x41000), 1, 1, F_ALL);
+	faultrun(o, kmax(0), 1, 1, F_ALL);
+	check(o);
+	fdel(o, F_ALL, kmax(0));
+	check(o);
+	delrun(o, klevel(18, 1, 0), 63, 1);
+	fdel(o, F_ALL, kraw(0x4003f));
+	check(o);
+	fdel(o, F_NTH(1), kraw(0x40040));
+	fdel(o, F_ALL, kraw(0x41000));
+	check(o);
+}
+
+/* 64 items one per digit of a level-1 C node, then a second key under each
+ * digit: each insert demotes a pair into a C leaf, until the node holds 64
+ * children one level down and becomes an F node (the last insert faulted
+ * first); then a child emptied and a new one in its slot; then two F
+ * leaves side by side under the F node, walked across. */
+static void seed_shape_inner_full_64(struct out *o)
+{
+	insrun_pow(o, ksmall(0), 64, 6);
+	insrun_pow(o, ksmall(1), 63, 6);
+	faultrun(o, ku16(4033), 1, 1, F_ALL);
+	check(o);
+	/* Empty one child (unlinked), then a new one in its slot. */
+	delrun(o, ksmall(0), 2, 1);
+	faultrun(o, ksmall(5), 1, 1, F_ALL);
+	check(o);
+	/* Its first two children become F leaves: walks go from one to the
+	 * next through their F parent. */
+	insrun(o, ksmall(0), 128, 1);
+	tagrun(o, ksmall(60), 8, 1, 1);
+	iter(o, W_SLOT, ksmall(3), 0, 0, P_NONE);
+	iter(o, W_TAGGED, ksmall(0), 1, 0, P_NONE);
+	iter(o, W_CONTIG, ksmall(50), 0, 0, P_RESUME_ALL);
+	check(o);
+}
+
+/* The 8-slot shape: a level-2 C node whose items demote digit by digit into
+ * eight level-1 children, the last demotion leaving only children one
+ * level down (faulted); then a child emptied and a new one in its slot. */
+static void seed_shape_inner_full_8(struct out *o)
+{
+	ins(o, ku16(511));
+	insrun(o, ksmall(0), 256, 1);
+	insrun(o, ku16(256), 192, 1);
+	faultrun(o, ku16(448), 63, 1, F_ALL);
+	check(o);
+	/* Empty one child (unlinked), then a new one in its slot. */
+	delrun(o, ksmall(0), 64, 1);
+	faultrun(o, ksmall(5), 1, 1, F_ALL);
+	check(o);
+}
+
+/* GFP_ATOMIC, then GFP_NOWAIT: -ENOMEM without a reserve, inserts inside a
+ * preload window, inserts from what a window left, until it runs out. */
+static void seed_shape_atomic(struct out *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		destroy(o, (uint8_t)(D_REINIT_ATOMIC | (i ? 4 : 0)));
+		flush(o);
+		ins(o, ksmall(0));
+		pre(o, 0, ksmall(0));
+		insrun(o, ksmall(1), 70, 1);
+		pre(o, 0, ksmall(200));
+		insrun(o, klevel(18, 1, 0), 70, 1);
+		pre(o, PRE_INSERT_FAIL_ALL, klevel(18, 1, 0));
+		pre(o, PRE_INSERT_FAIL_ALL, kraw(0x40046));
+		insrun(o, kraw(0x40047), 10, 1);
+		check(o);
+	}
+	destroy(o, D_REINIT_KERNEL);
+}
+
+/*
+ * A lock hold on key 63: its node is copied again and again by inserts of
+ * its neighbours, keys one bit apart and keys sharing its prefix; deletes
+ * around it; replace_slot through the slot from before (forwarded to the
+ * live slot), a fresh lookup_slot; then the hold's final replace.
+ */
+static void seed_shape_hold(struct out *o)
+{
+	ins(o, ksmall(63));
+	ins(o, ksmall(62));
+	hold(o, ksmall(63), 9);
+	he_near(o, 1, -40, 32);
+	he_near(o, 0, -30, 5);
+	hedit(o, FZ_H_REPLACE, 1);
+	he_bits(o, 6, 20);
+	hedit(o, FZ_H_LOOKUP, 1);
+	he_prefix(o, 30, 12, 7);
+	he_run(o, 1, ku16(4096), 32);
+	he_run(o, 0, ksmall(0), 32);
+	he_near(o, 1, 1, 32);
+	check(o);
+	grace(o);
+	hold(o, ksmall(63), 2);
+	he_run(o, 0, ksmall(64), 32);
+	he_near(o, 0, -63, 32);
+	check(o);
+}
+
+/* Keys sharing a long random prefix, then keys one bit apart from one key:
+ * lazy expansion, demotions, splits at every level. */
+static void seed_shape_prefix(struct out *o)
+{
+	insprefix(o, kraw(0x9a3c5e7f12345678UL), 150, 16, 1);
+	check(o);
+	insprefix(o, kraw(0x9a3c5e7f12345678UL), 100, 30, 2);
+	check(o);
+	insbits(o, kraw(0x0123456789abcdefUL), 0, 64);
+	check(o);
+	delrun(o, kexist(0), 40, 1);
+	check(o);
+}
+
+/*
  * Structured random: valid ops with the key kinds the harness knows.  Every
  * rnd() call is its own statement: the order in which a call's arguments are
  * evaluated is unspecified, and the seeds must not depend on the compiler.
@@ -874,7 +1125,7 @@ static struct key rnd_key(void)
 
 static void random_op(struct out *o)
 {
-	unsigned int what = rnd_below(16), n, m;
+	unsigned int what = rnd_below(20), n, m;
 	uint8_t t = (uint8_t)rnd_below(NTAGS), b;
 	struct key k, k2;
 
@@ -938,6 +1189,49 @@ static void random_op(struct out *o)
 		k = rnd_key();
 		repl(o, k, (uint8_t)rnd());
 		break;
+	case 15:
+		k = rnd_key();
+		n = 1 + rnd_below(60);
+		m = 1 + rnd_below(64);
+		b = (uint8_t)rnd();
+		insprefix(o, k, n, m, b);
+		break;
+	case 16:
+		k = rnd_key();
+		n = rnd_below(64);
+		m = 1 + rnd_below(64);
+		insbits(o, k, (uint8_t)n, m);
+		break;
+	case 17:
+		k = rnd_key();
+		n = 1 + rnd_below(30);
+		b = (uint8_t)rnd();
+		faultrun(o, k, n, 1, b);
+		break;
+	case 18:
+		k = rnd_key();
+		n = 1 + rnd_below(4);
+		hold(o, k, n);
+		for (m = 0; m < n; m++) {
+			unsigned int what2 = rnd_below(FZ_NR_HOLD_EDITS);
+			unsigned int count = 1 + rnd_below(16);
+
+			if (what2 == FZ_H_INSERT_RUN || what2 == FZ_H_DELETE_RUN) {
+				he_run(o, what2 == FZ_H_INSERT_RUN, rnd_key(), count);
+			} else if (what2 == FZ_H_INSERT_NEAR || what2 == FZ_H_DELETE_NEAR) {
+				he_near(o, what2 == FZ_H_INSERT_NEAR, rnd_delta(100), count);
+			} else if (what2 == FZ_H_INSERT_BITS) {
+				b = (uint8_t)rnd();
+				he_bits(o, b, count);
+			} else if (what2 == FZ_H_INSERT_PREFIX) {
+				n = 1 + rnd_below(64);
+				b = (uint8_t)rnd();
+				he_prefix(o, count, n, b);
+			} else {
+				hedit(o, (enum fz_hold_edit)what2, 1);
+			}
+		}
+		break;
 	default:
 		grace(o);
 		break;
@@ -987,6 +1281,14 @@ static const struct {
 	{ "seed-grace", seed_grace },
 	{ "seed-deep-8slot", seed_deep_8slot },
 	{ "seed-big-dense", seed_big_dense },
+	{ "seed-shape-leaf", seed_shape_leaf },
+	{ "seed-shape-compact", seed_shape_compact },
+	{ "seed-shape-demote", seed_shape_demote },
+	{ "seed-shape-inner-full-64", seed_shape_inner_full_64 },
+	{ "seed-shape-inner-full-8", seed_shape_inner_full_8 },
+	{ "seed-shape-atomic", seed_shape_atomic },
+	{ "seed-shape-hold", seed_shape_hold },
+	{ "seed-shape-prefix", seed_shape_prefix },
 };
 
 #define NR_RANDOM 8

@@ -38,6 +38,10 @@ fuzz-corpus: tests/fuzz/gen-corpus$(EXEEXT)
 # allocator (ASan sees every node).  config.h is the build directory's.
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
+# Switches that steer the harness around open library bugs (known-failures;
+# doc/fuzzing.md), so that a run goes on looking for others.  Emptied as the
+# bugs are fixed.
+FUZZ_AVOID = demote-top-height
 FUZZ_MAX_LEN = 2048
 FUZZ_FLAGS =
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -82,6 +86,7 @@ fuzz: $(FUZZ_BINS)
 	  $(MKDIR_P) $$dir/corpus; \
 	  cp $(srcdir)/tests/fuzz/corpus/* $$dir/corpus/; chmod -R u+w $$dir; \
 	  echo "fuzz-ops-$$n: $$half s, corpus $$dir/corpus, crashes to $$dir/"; \
+	  RCURADIX_FUZZ_AVOID='$(FUZZ_AVOID)' \
 	  ./tests/fuzz/fuzz-ops-$$n -max_total_time=$$half -max_len=$(FUZZ_MAX_LEN) \
 	    -timeout=30 -print_final_stats=1 -artifact_prefix=$$dir/ \
 	    $(FUZZ_FLAGS) $$dir/corpus; \
@@ -101,7 +106,8 @@ fuzz-coverage: tests/fuzz/fuzz-cov-64
 	@set -e; corpus=$(FUZZ_COV_CORPUS); \
 	test -d "$$corpus" || corpus=$(srcdir)/tests/fuzz/corpus; \
 	echo "fuzz-coverage: lib/ lines run by $$corpus (`ls $$corpus | wc -l` inputs)"; \
-	LLVM_PROFILE_FILE=tests/fuzz/cov.profraw ./tests/fuzz/fuzz-cov-64 -runs=0 $$corpus 2>/dev/null; \
+	RCURADIX_FUZZ_AVOID='$(FUZZ_AVOID)' LLVM_PROFILE_FILE=tests/fuzz/cov.profraw \
+	  ./tests/fuzz/fuzz-cov-64 -runs=0 $$corpus 2>/dev/null; \
 	$(LLVM_PROFDATA) merge -o tests/fuzz/cov.profdata tests/fuzz/cov.profraw; \
 	srcs=; for f in $(FUZZ_LIB_FILES); do \
 	  case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
@@ -115,4 +121,4 @@ clean-fuzz:
 .PHONY: fuzz fuzz-coverage fuzz-corpus clean-fuzz
 
 EXTRA_DIST += tests/fuzz/local.mk tests/fuzz/corpus-fresh.sh tests/fuzz/known-failures \
-	tests/fuzz/corpus doc/fuzzing.md
+	tests/fuzz/seed-transitions tests/fuzz/corpus doc/fuzzing.md

@@ -17,6 +17,13 @@
  * (a reported library bug not fixed yet) are TAP TODO tests: their failure
  * is expected, and once they pass the TODO passes (XPASS), which fails
  * `make check` until the line is removed.
+ *
+ * Each input also reports on stderr the node transitions it took
+ * (fz_transition_count()), and an input named in tests/fuzz/seed-transitions
+ * fails unless it took every transition listed there for this build: the
+ * seeds written for a transition are confirmed to reach it.  With the
+ * default corpus, one more test checks that every name the list gives is
+ * an input of the corpus.
  */
 #define _GNU_SOURCE 1 /* asprintf, scandir */
 #include "config.h"
@@ -151,8 +158,111 @@ static char *known_failure(const char *list, const char *name)
 	return reason;
 }
 
-/* Run one input in a child process; true if every check passed. */
-static bool run_one(const uint8_t *data, size_t size, bool memb)
+/*
+ * The transitions @name must take in this build: the words after NAME and
+ * BUILD on every line of @list that names it (BUILD 64, 8 or both), joined
+ * by spaces; NULL if none.  Also counts in *@lines the list's lines for
+ * this build.
+ */
+static char *transitions_wanted(const char *list, const char *name, unsigned int *lines)
+{
+	FILE *f = fopen(list, "r");
+	char line[1024], *want = NULL;
+
+	*lines = 0;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char file[256], build[16];
+		int used;
+
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '#' || sscanf(line, "%255s %15s %n", file, build, &used) < 2 ||
+		    (strcmp(build, "both") != 0 && strcmp(build, REPLAY_BUILD) != 0))
+			continue;
+		(*lines)++;
+		if (strcmp(file, name) != 0)
+			continue;
+		if (!want) {
+			want = strdup(line + used);
+		} else {
+			char *more;
+
+			if (asprintf(&more, "%s %s", want, line + used) < 0)
+				abort();
+			free(want);
+			want = more;
+		}
+		if (!want)
+			abort();
+	}
+	fclose(f);
+	return want;
+}
+
+/* The distinct names of @list's lines for this build. */
+static unsigned int transitions_names(const char *list)
+{
+	FILE *f = fopen(list, "r");
+	char line[1024], **names = NULL;
+	unsigned int n = 0, i;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char file[256], build[16];
+
+		if (line[0] == '#' || sscanf(line, "%255s %15s", file, build) < 2 ||
+		    (strcmp(build, "both") != 0 && strcmp(build, REPLAY_BUILD) != 0))
+			continue;
+		for (i = 0; i < n && strcmp(names[i], file) != 0; i++)
+			;
+		if (i < n)
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		if (!names || !(names[n] = strdup(file)))
+			abort();
+		n++;
+	}
+	fclose(f);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return n;
+}
+
+/* In the child, after the input ran: say which transitions it took, and
+ * whether it took every one of @want.  True if it did. */
+static bool transitions_check(const char *name, const char *want)
+{
+	char *copy, *word, *save = NULL;
+	bool ok = true;
+
+	fprintf(stderr, "replay: %s took:", name);
+	fz_transitions_print(stderr);
+	fputc('\n', stderr);
+	if (!want)
+		return true;
+	copy = strdup(want);
+	if (!copy)
+		abort();
+	for (word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save)) {
+		long n = fz_transition_count(word);
+
+		if (n <= 0) {
+			fprintf(stderr, "replay: %s: %s transition %s (tests/fuzz/seed-transitions)\n",
+				name, n < 0 ? "no such" : "did not take the", word);
+			ok = false;
+		}
+	}
+	free(copy);
+	return ok;
+}
+
+/* Run one input in a child process; true if every check passed and it
+ * took every transition of @want. */
+static bool run_one(const char *name, const uint8_t *data, size_t size, bool memb,
+		    const char *want)
 {
 	int status;
 	pid_t pid;
@@ -168,6 +278,10 @@ static bool run_one(const uint8_t *data, size_t size, bool memb)
 		 * worker start here, never inherited across fork. */
 		fz_use_memb(memb);
 		LLVMFuzzerTestOneInput(data, size);
+		if (!transitions_check(name, want)) {
+			fflush(NULL);
+			_exit(3);
+		}
 		fflush(NULL);
 		_exit(0);
 	}
@@ -183,14 +297,15 @@ int main(int argc, char **argv)
 	static const char *const flavors[] = { "own flavor", "urcu-memb" };
 	struct inputs in = { NULL, 0, 0 };
 	const char *top = getenv("top_srcdir");
-	char *list = NULL;
-	unsigned int test = 0;
+	char *list = NULL, *tlist = NULL;
+	unsigned int test = 0, tlines = 0, tfound = 0;
 	size_t i;
 	int a, f;
 
 	if (!top)
 		top = ".";
-	if (asprintf(&list, "%s/tests/fuzz/known-failures", top) < 0)
+	if (asprintf(&list, "%s/tests/fuzz/known-failures", top) < 0 ||
+	    asprintf(&tlist, "%s/tests/fuzz/seed-transitions", top) < 0)
 		abort();
 	if (argc > 1) {
 		for (a = 1; a < argc; a++)
@@ -209,13 +324,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "replay: no input found\n");
 		return 1;
 	}
-	printf("1..%zu\n", 2 * in.n);
+	printf("1..%zu\n", 2 * in.n + (argc > 1 ? 0 : 1));
 	for (i = 0; i < in.n; i++) {
 		const char *base = strrchr(in.path[i], '/') ? strrchr(in.path[i], '/') + 1
 							     : in.path[i];
 		char *todo = known_failure(list, base);
+		char *want = transitions_wanted(tlist, base, &tlines);
 		size_t size;
 		uint8_t *data = slurp(in.path[i], &size);
+
+		if (want)
+			tfound++;
 
 		for (f = 0; f < 2; f++) {
 			bool ok;
@@ -227,7 +346,7 @@ int main(int argc, char **argv)
 			}
 			fprintf(stderr, "replay: %s (%s, %zu bytes)%s\n", in.path[i], flavors[f],
 				size, todo ? " - a known failure" : "");
-			ok = run_one(data, size, f == 1);
+			ok = run_one(base, data, size, f == 1, want);
 			printf("%s %u - %s (%s)", ok ? "ok" : "not ok", ++test, base, flavors[f]);
 			if (todo)
 				printf(" # TODO %s%s", todo,
@@ -235,11 +354,21 @@ int main(int argc, char **argv)
 			printf("\n");
 		}
 		free(todo);
+		free(want);
 		free(data);
+	}
+	if (argc == 1) {
+		/* Every name of the list is an input (a seed renamed or
+		 * dropped would otherwise go unchecked). */
+		unsigned int names = transitions_names(tlist);
+
+		printf("%s %u - seed-transitions: %u of its %u names (%u lines) are corpus inputs\n",
+		       tfound == names ? "ok" : "not ok", ++test, tfound, names, tlines);
 	}
 	for (i = 0; i < in.n; i++)
 		free(in.path[i]);
 	free(in.path);
 	free(list);
+	free(tlist);
 	return 0;
 }
