@@ -1038,38 +1038,6 @@ static void check_walk(const struct fz *z, int tag)
 	FZ_EXPECT(pos == z->m.n, "walk (tag %d) missed key %#lx", tag, z->m.e[pos].key);
 }
 
-/*
- * Temporary switches that steer around an open library bug, so that a long
- * run goes on looking for others (doc/fuzzing.md, "Known library bugs"):
- * RCURADIX_FUZZ_AVOID=NAME[,NAME...].  Each is removed with its bug's fix.
- *   demote-top-height  radix_tree_verify() is skipped while the top node's
- *                      only entry is a child covering keys from 0 (a
- *                      demotion of the top node leaves that shape)
- */
-static bool fz_avoid(const char *name)
-{
-	const char *env = getenv("RCURADIX_FUZZ_AVOID"), *p;
-	size_t len = strlen(name);
-
-	for (p = env; p && (p = strstr(p, name)); p += len)
-		if ((p == env || p[-1] == ',') && (p[len] == 0 || p[len] == ','))
-			return true;
-	return false;
-}
-
-/* Could the top node's only entry be the root instead? */
-static bool top_shrinkable(void)
-{
-	void *top;
-	bool yes;
-
-	radix_tree_lock(&fz_tree);
-	top = rt_entry_locked(&fz_tree, fz_tree.rnode);
-	yes = top && rt_top_shrink_child(&fz_tree, top);
-	radix_tree_unlock(&fz_tree);
-	return yes;
-}
-
 static void check_all(struct fz *z)
 {
 	int tag;
@@ -1082,8 +1050,7 @@ static void check_all(struct fz *z)
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 		check_walk(z, tag);
 	check_tagged(z);
-	if (!(fz_avoid("demote-top-height") && top_shrinkable()))
-		FZ_EXPECT(radix_tree_verify(&fz_tree) == 0, "radix_tree_verify failed (see above)");
+	FZ_EXPECT(radix_tree_verify(&fz_tree) == 0, "radix_tree_verify failed (see above)");
 	check_nodes(z);
 }
 

@@ -41,7 +41,7 @@ FUZZ_SECONDS = 60
 # Switches that steer the harness around open library bugs (known-failures;
 # doc/fuzzing.md), so that a run goes on looking for others.  Emptied as the
 # bugs are fixed.
-FUZZ_AVOID = demote-top-height
+FUZZ_AVOID =
 FUZZ_MAX_LEN = 2048
 FUZZ_FLAGS =
 FUZZ_SANITIZE = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
