@@ -15,6 +15,7 @@
 # first backend's copy.
 #
 #   node-alloc-bench [--reps N] [--quick] [--raw-out FILE]
+#   node-alloc-bench --from FILE    summarize the raw lines of an earlier run
 set -eu
 dir=$(dirname "$0")
 backends="@BACKENDS@"
@@ -23,12 +24,14 @@ sizes="16 20"
 reps=5
 quick=
 out=
+from=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) reps=$2; shift ;;
 	--quick) quick=--quick; sizes="10 12" ;;
 	--raw-out) out=$2; shift ;;
-	*) echo "usage: $0 [--reps N] [--quick] [--raw-out FILE]" >&2; exit 2 ;;
+	--from) from=$2; shift ;;
+	*) echo "usage: $0 [--reps N] [--quick] [--raw-out FILE] | --from FILE" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -49,6 +52,7 @@ make_mix() {
 	awk -v b="$first" '
 	$1 == b && $2 == "tree" && $4 ~ /^class[0-9]+$/ {
 		t = $3; c = substr($4, 6) + 0
+		if ((t, c) in cnt) next  # the first repetition only
 		if (!(t in seen)) { seen[t] = 1; order[++nt] = t }
 		cnt[t, c] = $5; tot[t] += $5; cls[c] = 1
 	}
@@ -71,7 +75,13 @@ make_mix() {
 	[ -s "$mix" ] || { echo "$0: no node census from $first" >&2; exit 1; }
 }
 
+if [ -n "$from" ]; then
+	cp "$from" "$tmp"
+	make_mix
+	reps=$(awk -v b="${backends%% *}" '$1 == b && $2 == "reserve-1"' "$tmp" | wc -l)
+fi
 r=1
+[ -n "$from" ] && r=$((reps + 1))
 while [ "$r" -le "$reps" ]; do
 	for t in $trees; do
 		for b in $backends; do
@@ -95,6 +105,14 @@ function med(key,   n, i, j, t, a) {
 	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 	mn = a[1]
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# Median over the repetitions of key2 / key1, each from one repetition.
+function pratio(key1, key2,   n, n2, i, j, t, a, c, r) {
+	n = split(vals[key1], a, " "); n2 = split(vals[key2], c, " ")
+	if (n2 < n) n = n2
+	for (i = 1; i <= n; i++) r[i] = c[i] / a[i]
+	for (i = 2; i <= n; i++) { t = r[i]; for (j = i - 1; j >= 1 && r[j] > t; j--) r[j + 1] = r[j]; r[j + 1] = t }
+	return n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
 }
 function add(key, v) { vals[key] = (key in vals) ? vals[key] " " v : v }
 $2 == "tree" {
@@ -137,6 +155,20 @@ END {
 		for (i = 1; i <= nb; i++) {
 			if ((b[i] SUBSEP order[m]) in vals) { v = med(b[i] SUBSEP order[m]); printf " %11.2f [%6.2f]", v, mn }
 			else printf " %20s", "n/a"
+		}
+		print ""
+	}
+	print ""
+	printf "  %-22s", "ratio to " b[1]
+	for (i = 2; i <= nb; i++) printf " %14s", b[i]
+	print "   (median of the ratios within each repetition)"
+	for (m = 1; m <= nm; m++) {
+		if (order[m] ~ /^(je-|glibc)/) continue
+		printf "  %-22s", order[m]
+		for (i = 2; i <= nb; i++) {
+			if (((b[1] SUBSEP order[m]) in vals) && ((b[i] SUBSEP order[m]) in vals))
+				printf " %14.3f", pratio(b[1] SUBSEP order[m], b[i] SUBSEP order[m])
+			else printf " %14s", "n/a"
 		}
 		print ""
 	}
