@@ -3,11 +3,12 @@
 # repetition of every backend's copy must exit 0 and print every figure
 # (raw allocators, the library's path per size class, mixed streams,
 # inserts with and without preload, the memory of every tree, whose node
-# census must not depend on the backend).  Not a timing test.
+# census must not depend on the backend), and --from must summarize the
+# raw lines as the run did.  Not a timing test.
 set -u
 bench=${top_builddir:-.}/bench/node-alloc-bench
 out=${TMPDIR:-/tmp}/node-alloc-smoke.$$
-trap 'rm -f "$out" "$out.raw"' EXIT
+trap 'rm -f "$out" "$out.raw" "$out.from"' EXIT
 "$bench" --reps 1 --quick --raw-out "$out.raw" >"$out" 2>&1 || { echo "FAIL: exit $?"; cat "$out"; exit 1; }
 backends=$(sed -n 's/^backends="\(.*\)"$/\1/p' "$bench")
 [ -n "$backends" ] || { echo "FAIL: no backend list in $bench"; exit 1; }
@@ -36,4 +37,8 @@ for b in $backends; do
 done
 grep -q WARNING "$out" && { echo "FAIL: warning in the summary"; cat "$out"; exit 1; }
 grep -q '^  sparse64:12 ' "$out" || { echo "FAIL: no memory rows in the summary"; cat "$out"; exit 1; }
+grep -q '^  ratio to ' "$out" || { echo "FAIL: no ratio table in the summary"; cat "$out"; exit 1; }
+# The summary of the raw lines alone is the run's summary.
+"$bench" --from "$out.raw" >"$out.from" 2>&1 || { echo "FAIL: --from: exit $?"; cat "$out.from"; exit 1; }
+cmp -s "$out" "$out.from" || { echo "FAIL: --from summarizes differently"; diff "$out" "$out.from"; exit 1; }
 echo "PASS: node-alloc-bench printed every figure for: $backends"
