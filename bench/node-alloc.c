@@ -75,7 +75,7 @@
 #define BATCH 64
 /* Node sizes run from one line to RT_C_MAX_BYTES: one count per size. */
 #define NCLASSES (RT_C_MAX_BYTES / RT_NODE_ALIGN + 1)
-/* Live nodes of a mixed stream: about 2.4 MB, past the L2 cache. */
+/* Live nodes of a mixed stream: 1 to 2.4 MB, past the L2 cache. */
 #define MIX_WINDOW 4096
 #define MIX_MAX 8
 
@@ -315,7 +315,7 @@ static unsigned int mix_read(const char *path, struct mix *mixes)
 	return n;
 }
 
-/* Node size drawn from @m (inverse of the cumulative weights). */
+/* A node size drawn with the cumulative weights @cum (inverse transform). */
 static size_t mix_draw(const double *cum, struct rng *r)
 {
 	double u = (double)(rng_next(r) >> 11) * 0x1p-53 * cum[NCLASSES - 1];
