@@ -4,7 +4,9 @@
  * before anything is timed: dense in order and shuffled, dense with holes,
  * clustered runs of 64, sparse 32-bit.  Each comes with its lookup and
  * deletion orders, keys that miss, gang start keys, keys to tag, and items
- * that chain the keys into one random cycle (for dependent lookups).
+ * that chain the keys into one random cycle (for dependent lookups).  Also
+ * built into bench/node-alloc-bench-*, whose --tree builds the same sets:
+ * it needs nothing of rcuradix-bench but the RNG here and die(), now_ns().
  */
 #include "config.h"
 
@@ -54,6 +56,24 @@ size_t keyset_cap(enum keyset_kind kind)
 		return (size_t)1 << 20;
 	default:
 		return (size_t)1 << 30;
+	}
+}
+
+void rng_seed(struct rng *r, uint64_t seed)
+{
+	r->s = mix64(seed + 0x9e3779b97f4a7c15ULL) | 1;
+}
+
+void shuffle_ulong(unsigned long *a, size_t n, struct rng *r)
+{
+	size_t i;
+
+	for (i = n; i > 1; i--) {
+		size_t j = (size_t)rng_below(r, i);
+		unsigned long t = a[i - 1];
+
+		a[i - 1] = a[j];
+		a[j] = t;
 	}
 }
 

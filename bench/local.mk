@@ -83,6 +83,8 @@ NODE_ALLOC_BACKENDS = slab jemalloc jemalloc-arena libc
 NA_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/lib -DRCURADIX_BUILDING \
 	$(URCU_MEMB_CFLAGS) $(JEMALLOC_CFLAGS)
 NA_LIBS = $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
+# rcuradix-bench's key sets (same generator, same seed) for --tree.
+NA_BENCH_SOURCES = bench/node-alloc.c bench/bench.h bench/keys.c
 
 noinst_LTLIBRARIES += bench/libna-slab.la bench/libna-jemalloc.la bench/libna-arena.la \
 	bench/libna-libc.la
@@ -101,17 +103,17 @@ bench_libna_libc_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
 
 noinst_PROGRAMS += bench/node-alloc-bench-slab bench/node-alloc-bench-jemalloc \
 	bench/node-alloc-bench-jemalloc-arena bench/node-alloc-bench-libc
-bench_node_alloc_bench_slab_SOURCES = bench/node-alloc.c
+bench_node_alloc_bench_slab_SOURCES = $(NA_BENCH_SOURCES)
 bench_node_alloc_bench_slab_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_SLAB
 bench_node_alloc_bench_slab_LDADD = bench/libna-slab.la $(JEMALLOC_LIBS) $(NA_LIBS)
-bench_node_alloc_bench_jemalloc_SOURCES = bench/node-alloc.c
+bench_node_alloc_bench_jemalloc_SOURCES = $(NA_BENCH_SOURCES)
 bench_node_alloc_bench_jemalloc_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_JEMALLOC
 bench_node_alloc_bench_jemalloc_LDADD = bench/libna-jemalloc.la $(JEMALLOC_LIBS) $(NA_LIBS)
-bench_node_alloc_bench_jemalloc_arena_SOURCES = bench/node-alloc.c
+bench_node_alloc_bench_jemalloc_arena_SOURCES = $(NA_BENCH_SOURCES)
 bench_node_alloc_bench_jemalloc_arena_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_JEMALLOC_ARENA
 bench_node_alloc_bench_jemalloc_arena_LDADD = bench/libna-arena.la $(JEMALLOC_LIBS) $(NA_LIBS)
 # No jemalloc at all in this copy: its aligned_alloc must be glibc's.
-bench_node_alloc_bench_libc_SOURCES = bench/node-alloc.c
+bench_node_alloc_bench_libc_SOURCES = $(NA_BENCH_SOURCES)
 bench_node_alloc_bench_libc_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_LIBC -DNODE_ALLOC_NO_JEMALLOC
 bench_node_alloc_bench_libc_LDADD = bench/libna-libc.la $(NA_LIBS)
 

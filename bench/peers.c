@@ -25,11 +25,11 @@
 #include <urcu/rculfhash.h>
 
 #if defined(RT_ALLOC_SLAB)
-#define RCURADIX_ALLOCATOR "jemalloc (slab backend: 64 KiB slabs, 576-byte nodes)"
+#define RCURADIX_ALLOCATOR "jemalloc (slab backend: 64 KiB slabs, one pool per node size)"
 #elif defined(RT_ALLOC_JEMALLOC_ARENA)
 #define RCURADIX_ALLOCATOR "jemalloc (private arena + explicit tcache per node)"
 #elif defined(RT_ALLOC_JEMALLOC)
-#define RCURADIX_ALLOCATOR "jemalloc (mallocx per node, 640-byte class)"
+#define RCURADIX_ALLOCATOR "jemalloc (mallocx per node, jemalloc size classes)"
 #elif defined(RT_ALLOC_LIBC)
 #define RCURADIX_ALLOCATOR "glibc (aligned_alloc per node)"
 #else

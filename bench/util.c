@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * util.c - rcuradix-bench helpers: clocks, statistics, the RNG, CPU pinning,
+ * util.c - rcuradix-bench helpers: clocks, statistics, CPU pinning,
  * allocator statistics and the result tables (text and CSV).
  */
 #define _GNU_SOURCE 1
@@ -126,24 +126,6 @@ double percentile_u64(uint64_t *v, size_t n, double p)
 	qsort(v, n, sizeof(*v), cmp_u64);
 	i = (size_t)(p * (double)(n - 1) + 0.5);
 	return (double)v[i];
-}
-
-void rng_seed(struct rng *r, uint64_t seed)
-{
-	r->s = mix64(seed + 0x9e3779b97f4a7c15ULL) | 1;
-}
-
-void shuffle_ulong(unsigned long *a, size_t n, struct rng *r)
-{
-	size_t i;
-
-	for (i = n; i > 1; i--) {
-		size_t j = (size_t)rng_below(r, i);
-		unsigned long t = a[i - 1];
-
-		a[i - 1] = a[j];
-		a[j] = t;
-	}
 }
 
 int cpus_online(void)

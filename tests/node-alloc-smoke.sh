@@ -1,12 +1,14 @@
 #!/bin/sh
 # node-alloc-smoke.sh - keeps bench/node-alloc-bench from rotting: one quick
 # repetition of every backend's copy must exit 0 and print every figure
-# (raw allocators, the library's path, inserts with and without preload).
-# Not a timing test.
+# (raw allocators, the library's path per size class, mixed streams,
+# inserts with and without preload, the memory of every tree, whose node
+# census must not depend on the backend), and --from must summarize the
+# raw lines as the run did.  Not a timing test.
 set -u
 bench=${top_builddir:-.}/bench/node-alloc-bench
 out=${TMPDIR:-/tmp}/node-alloc-smoke.$$
-trap 'rm -f "$out" "$out.raw"' EXIT
+trap 'rm -f "$out" "$out.raw" "$out.from"' EXIT
 "$bench" --reps 1 --quick --raw-out "$out.raw" >"$out" 2>&1 || { echo "FAIL: exit $?"; cat "$out"; exit 1; }
 backends=$(sed -n 's/^backends="\(.*\)"$/\1/p' "$bench")
 [ -n "$backends" ] || { echo "FAIL: no backend list in $bench"; exit 1; }
@@ -14,9 +16,29 @@ for m in je-auto-1 je-arena-1 je-arena-nocache-1 glibc-1; do
 	grep -q " $m [0-9]" "$out.raw" || { echo "FAIL: no $m figure"; cat "$out"; exit 1; }
 done
 for b in $backends; do
-	for m in backend-1 backend-64 reserve-1 rcu-free-1 insert-dense insert-dense+preload \
+	for m in class64-1 class64-64 class128-1 class320-1 class576-1 class576-64 class1152-1 \
+		class1152-64 reserve-1 rcu-free-1 mix-dense-rand mix-holes mix-clustered \
+		mix-sparse32 mix-sparse64 mix-all insert-dense insert-dense+preload \
 		insert-sparse insert-sparse+preload; do
 		grep -q "^$b $m [0-9]" "$out.raw" || { echo "FAIL: $b: no $m figure"; cat "$out"; exit 1; }
 	done
+	mem="nodes node-bytes backing rss"
+	[ "$b" = libc ] || mem="$mem allocated active resident"
+	for t in dense-rand:10 dense-rand:12 holes:10 holes:12 clustered:10 clustered:12 \
+		sparse32:10 sparse32:12 sparse64:10 sparse64:12; do
+		for m in $mem; do
+			grep -q "^$b tree $t $m -\{0,1\}[0-9]" "$out.raw" ||
+				{ echo "FAIL: $b: no $m of tree $t"; cat "$out"; exit 1; }
+		done
+	done
+	# 2^10 dense keys: 16 leaves of 64 keys, each one a full node.
+	grep -q "^$b tree dense-rand:10 full 16\$" "$out.raw" ||
+		{ echo "FAIL: $b: dense-rand:10 should have 16 full nodes"; cat "$out"; exit 1; }
 done
+grep -q WARNING "$out" && { echo "FAIL: warning in the summary"; cat "$out"; exit 1; }
+grep -q '^  sparse64:12 ' "$out" || { echo "FAIL: no memory rows in the summary"; cat "$out"; exit 1; }
+grep -q '^  ratio to ' "$out" || { echo "FAIL: no ratio table in the summary"; cat "$out"; exit 1; }
+# The summary of the raw lines alone is the run's summary.
+"$bench" --from "$out.raw" >"$out.from" 2>&1 || { echo "FAIL: --from: exit $?"; cat "$out.from"; exit 1; }
+cmp -s "$out" "$out.from" || { echo "FAIL: --from summarizes differently"; diff "$out" "$out.from"; exit 1; }
 echo "PASS: node-alloc-bench printed every figure for: $backends"
