@@ -7,6 +7,8 @@
 #ifndef RCURADIX_DESCEND_H
 #define RCURADIX_DESCEND_H
 
+#include <string.h>
+
 #include "base.h"
 
 struct rt_path_step {
@@ -100,6 +102,22 @@ static inline int rt_cnode_find(const struct radix_tree_root *root, const struct
 	unsigned int i, n = root ? node->next : rt_cnode_next_rcu(node);
 	void **slots = rt_cnode_slots(node);
 
+	if (level == 0) {
+		/* A leaf's suffix is its whole digit: look for the byte
+		 * (memchr compares many at once), passing tombstones. */
+		const uint8_t *sfxs = node->data, *p = sfxs;
+		void *e;
+
+		while ((p = memchr(p, (int)sfx, n - (unsigned int)(p - sfxs)))) {
+			i = (unsigned int)(p++ - sfxs);
+			e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
+			if (e) {
+				*found = e;
+				return (int)i;
+			}
+		}
+		return -1;
+	}
 	switch (rt_sfx_width(level)) {
 	case 1:
 		RT_CNODE_SCAN(uint8_t);

@@ -39,6 +39,7 @@ struct rt_reserve {
 	unsigned int nr;          /* nodes held */
 	int window;               /* open preload windows (debug checks) */
 	bool keyed;               /* the exit destructor is armed */
+	bool full;                /* every class holds what a preload wants */
 	uint8_t count[RT_CLASSES + 1];
 	void *nodes[RT_CLASSES + 1][RT_CLASS_KEEP];
 };
@@ -75,6 +76,7 @@ static void rt_reserve_drain(struct rt_reserve *reserve)
 		reserve->nr -= reserve->count[c];
 		reserve->count[c] = 0;
 	}
+	reserve->full = false;
 }
 
 static void rt_reserve_exit(void *arg)
@@ -148,6 +150,8 @@ static void *rt_reserve_take(struct rt_reserve *reserve, size_t *size, bool exac
 			reserve->nr--;
 			rt_reserve_count(c, -1);
 			*size = rt_class_bytes(c);
+			if (reserve->count[c] <= rt_class_want(c))
+				reserve->full = false;
 			return reserve->nodes[c][--reserve->count[c]];
 		}
 	return NULL;
@@ -197,6 +201,10 @@ RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
 	unsigned int c;
 
 	(void)gfp_mask;  /* userspace allocation does not sleep for reclaim */
+	/* The common case: nothing was taken since the last preload (a
+	 * GFP_KERNEL insert allocates its own nodes). */
+	if (reserve->full)
+		goto filled;
 	memcpy(before, reserve->count, sizeof(before));
 	if (!rt_reserve_fill(reserve)) {
 		/* Reserve nothing extra: give back what this call obtained. */
@@ -210,6 +218,8 @@ RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
 		}
 		return -ENOMEM;
 	}
+	reserve->full = true;
+filled:
 	if (reserve->window > 0)
 		rt_warn_once(&rt_warned_nested, __func__,
 			     "nested preload (a radix_tree_preload_end() missing?)");
