@@ -12,14 +12,16 @@
  *   node    a struct rt_node *, decoded from an internal entry.
  *   level   height of a node above the leaves: leaves are level 0.  A node
  *           at level L decodes bits [L*RT_MAP_SHIFT, (L+1)*RT_MAP_SHIFT) of
- *           an index.  Every entry carries its node's level.  Today a child
- *           is always at its parent's level - 1, and the descents rely on
- *           that for speed (verify checks it); nodes that skip levels would
- *           decode the entry's level in rt_descend() and the walk engine.
+ *           an index.  Every entry carries its node's level.  A full
+ *           node's child sits at its level - 1 (the descents rely on it;
+ *           verify checks it); a compact node's child may sit lower, under
+ *           the key prefix stored with it (path compression).
  *   shift   level * RT_MAP_SHIFT.
- *   offset  the slot number within a node: (index >> shift) & RT_MAP_MASK.
- *   slot    a void ** pointing into node->slots[].
- *   path    the nodes and offsets a writer went through, top first.
+ *   offset  the slot number within a full node: (index >> shift) & RT_MAP_MASK.
+ *   pos     the position of an entry within a compact node.
+ *   slot    a void ** pointing into a node's slots.
+ *   path    the nodes and offsets (positions) a writer went through, top
+ *           first.
  *
  * Node layout (64-slot build; 8-slot build: 8 slots, same header):
  *

@@ -161,7 +161,7 @@ RCURADIX_API int rcuradix_get_stats(struct rcuradix_stats *out, size_t size)
 
 	/* Callers built against the first layout know only the fields up to
 	 * backing_bytes: they get those. */
-	if (!out || size < offsetof(struct rcuradix_stats, bytes_live))
+	if (!out || size < offsetof(struct rcuradix_stats, bytes_allocated))
 		return -EINVAL;
 	memset(stats, 0, sizeof(*stats));
 	rt_pthread_check(pthread_mutex_lock(&rt_stats_lock));

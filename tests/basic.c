@@ -919,7 +919,7 @@ Test(basic, stats_and_memory_reject_bad_arguments)
 	struct radix_tree_memstat mem;
 
 	cr_assert_eq(rcuradix_get_stats(NULL, sizeof(st)), -EINVAL);
-	cr_assert_eq(rcuradix_get_stats(&st, offsetof(struct rcuradix_stats, bytes_live) - 1),
+	cr_assert_eq(rcuradix_get_stats(&st, offsetof(struct rcuradix_stats, bytes_allocated) - 1),
 		     -EINVAL);
 	cr_assert_eq(radix_tree_memory(&tree, NULL), -EINVAL);
 	cr_assert_eq(radix_tree_memory(NULL, &mem), -EINVAL);
@@ -1146,7 +1146,7 @@ Test(basic, stats_of_the_first_layout)
 		struct rcuradix_stats st;
 		unsigned char raw[sizeof(struct rcuradix_stats)];
 	} u;
-	size_t old = offsetof(struct rcuradix_stats, bytes_live);
+	size_t old = offsetof(struct rcuradix_stats, bytes_allocated);
 	struct rcuradix_stats full;
 
 	memset(&u, 0xa5, sizeof(u));

@@ -2157,12 +2157,13 @@ static void mu_null_stats(struct fz *z, unsigned long key, struct fz_item *fresh
 	FZ_EXPECT(radix_tree_memory(&fz_tree, NULL) == -EINVAL, "memory(NULL mem)");
 	FZ_EXPECT(radix_tree_verify(NULL) == -EINVAL, "verify(NULL root)");
 	FZ_EXPECT(rcuradix_get_stats(NULL, sizeof(st)) == -EINVAL, "get_stats(NULL)");
-	FZ_EXPECT(rcuradix_get_stats(&st, offsetof(struct rcuradix_stats, bytes_live) - 1) ==
+	FZ_EXPECT(rcuradix_get_stats(&st, offsetof(struct rcuradix_stats, bytes_allocated) - 1) ==
 		  -EINVAL, "get_stats(shorter than the first layout)");
 	/* The first layout's caller gets its fields; the rest is not written. */
 	memset(&st, 0xa5, sizeof(st));
-	FZ_EXPECT(rcuradix_get_stats(&st, offsetof(struct rcuradix_stats, bytes_live)) == 0 &&
-		  st.node_size == RT_NODE_SIZE && st.bytes_live == 0xa5a5a5a5a5a5a5a5UL &&
+	FZ_EXPECT(rcuradix_get_stats(&st, offsetof(struct rcuradix_stats, bytes_allocated)) == 0 &&
+		  st.node_size == RT_NODE_SIZE && st.bytes_allocated == 0xa5a5a5a5a5a5a5a5UL &&
+		  st.bytes_live == 0xa5a5a5a5a5a5a5a5UL &&
 		  st.bytes_pending == 0xa5a5a5a5a5a5a5a5UL,
 		  "get_stats(the first layout's size)");
 	/* A caller built against a larger layout: 0, and the fields it shares. */
