@@ -195,6 +195,16 @@ static double rr_pending_bytes(void *t)
 	return (double)st.nodes_pending * (double)st.node_size;
 }
 
+/* Before the memory is read: the nodes the build copied and retired are
+ * freed one grace period later; wait for it (the tree's settled memory is
+ * measured, not what the call_rcu worker has yet to free), then give the
+ * thread's reserve back (it is not the tree's). */
+static void rr_settle(void)
+{
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+}
+
 const struct peer_ops peer_rcuradix = {
 	.name = "rcuradix",
 	.allocator = RCURADIX_ALLOCATOR,
@@ -215,7 +225,7 @@ const struct peer_ops peer_rcuradix = {
 	.alloc_now = jemalloc_allocated,
 	.backing_bytes = rr_backing_bytes,
 	.pending_bytes = rr_pending_bytes,
-	.thread_done = rcuradix_thread_cache_flush,
+	.thread_done = rr_settle,
 };
 
 /* ======================================================================== */

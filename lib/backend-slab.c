@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * backend-slab.c - node memory carved from 64 KiB slabs obtained from
- * jemalloc (mallocx/sdallocx), one pool per object size: a 576-byte node
- * costs 580 bytes instead of the 640 of jemalloc's nearest size class.
- * Per-thread caching is the preload reserve (preload.c), so a pool's lock
- * is taken once per batch.
+ * backend-slab.c - full nodes carved from 64 KiB slabs obtained from
+ * jemalloc (mallocx/sdallocx): a 576-byte node costs 580 bytes instead of
+ * the 640 of jemalloc's nearest size class, and dense trees are made of
+ * them.  Compact nodes, of many sizes that a tree passes through as they
+ * fill, come straight from jemalloc's size classes (all of them 64-byte
+ * multiples up to 512 bytes) through its thread cache: per-size slabs
+ * would keep the holes the copies leave (doc/allocator.md).
  */
 #include "config.h"
 
@@ -139,10 +141,47 @@ static void *rt_slab_take(struct rt_pool *pool, struct rt_slab *slab)
 	return obj;
 }
 
+/* ---- compact nodes: jemalloc's size classes ---------------------------- */
+
+#define RT_DIRECT_FLAGS MALLOCX_ALIGN(RT_NODE_ALIGN)
+
+static bool rt_slab_served(size_t size)
+{
+	return size == sizeof(struct rt_node);
+}
+
+static unsigned int rt_direct_get(size_t size, void **objs, unsigned int n)
+{
+	unsigned int got;
+
+	for (got = 0; got < n; got++) {
+		objs[got] = mallocx(size, RT_DIRECT_FLAGS);
+		if (!objs[got])
+			break;
+	}
+	rt_stat_add(RT_STAT_BACKING, got * nallocx(size, RT_DIRECT_FLAGS));
+	return got;
+}
+
+static void rt_direct_put(size_t size, void **objs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		sdallocx(objs[i], size, RT_DIRECT_FLAGS);
+	rt_stat_add(RT_STAT_BACKING, -(n * nallocx(size, RT_DIRECT_FLAGS)));
+}
+
+/* ---- the interface ------------------------------------------------------ */
+
 unsigned int rt_backend_get(size_t size, void **objs, unsigned int n)
 {
-	struct rt_pool *pool = rt_pool_of(size);
+	struct rt_pool *pool;
 	unsigned int got = 0;
+
+	if (!rt_slab_served(size))
+		return rt_direct_get(size, objs, n);
+	pool = rt_pool_of(size);
 
 	rt_pthread_check(pthread_mutex_lock(&pool->lock));
 	while (got < n) {
@@ -161,8 +200,14 @@ unsigned int rt_backend_get(size_t size, void **objs, unsigned int n)
 
 void rt_backend_put(size_t size, void **objs, unsigned int n)
 {
-	struct rt_pool *pool = rt_pool_of(size);
+	struct rt_pool *pool;
 	unsigned int i;
+
+	if (!rt_slab_served(size)) {
+		rt_direct_put(size, objs, n);
+		return;
+	}
+	pool = rt_pool_of(size);
 
 	rt_pthread_check(pthread_mutex_lock(&pool->lock));
 	for (i = 0; i < n; i++) {
@@ -200,6 +245,9 @@ void rt_backend_trim(void)
 unsigned long rt_backend_overhead(size_t size, unsigned long n)
 {
 	unsigned long capacity = (RT_SLAB_SIZE - RT_SLAB_HEADER) / size;
+
+	if (!rt_slab_served(size))
+		return n * (nallocx(size, RT_DIRECT_FLAGS) - size);
 
 	/* The slab header and tail, spread over the slab's objects. */
 	return n * (RT_SLAB_SIZE - capacity * size) / capacity;

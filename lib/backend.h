@@ -3,9 +3,9 @@
  * backend.h - where node memory comes from: one small interface, one file
  * per backend (./configure --with-node-allocator=...), exactly one of which
  * is compiled in:
- *   backend-slab.c      (slab, default) objects carved from 64 KiB slabs
- *                       obtained from jemalloc (mallocx/sdallocx), one pool
- *                       per object size
+ *   backend-slab.c      (slab, default) full nodes carved from 64 KiB slabs
+ *                       obtained from jemalloc (mallocx/sdallocx), compact
+ *                       nodes from jemalloc's size classes
  *   backend-jemalloc.c  (jemalloc) one mallocx()/sdallocx() per object
  *   backend-arena.c     (jemalloc-arena) mallocx() from a private arena
  *                       through an explicit per-thread tcache
