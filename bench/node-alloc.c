@@ -488,16 +488,9 @@ static void census_walk(const struct radix_tree_root *root, void *entry, struct 
 	c->nodes++;
 	c->bytes += bytes;
 	c->per_class[bytes / RT_NODE_ALIGN]++;
-	if (rt_entry_compact(entry)) {
-		slots = rt_cnode_slots(rt_entry_cnode(entry));
-		n = rt_entry_cnode(entry)->next;
-	} else {
+	if (!rt_entry_compact(entry))
 		c->full++;
-		if (rt_entry_level(entry) == 0)
-			return;
-		slots = rt_entry_node(entry)->slots;
-		n = RT_MAP_SIZE;
-	}
+	slots = rt_entry_slots(entry, &n);
 	for (i = 0; i < n; i++) {
 		void *e = rt_entry_locked(root, slots[i]);
 

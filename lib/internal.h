@@ -400,6 +400,21 @@ static inline void rt_sfx_put(struct rt_cnode *node, unsigned int w, unsigned in
 	}
 }
 
+/*
+ * The slots of the node @entry points to, and in *@n how many of them may
+ * hold something: a full node's RT_MAP_SIZE, the positions a compact node
+ * has written (items, children or tombstones).
+ */
+static inline void **rt_entry_slots(const void *entry, unsigned int *n)
+{
+	if (rt_entry_compact(entry)) {
+		*n = rt_entry_cnode(entry)->next;
+		return rt_cnode_slots(rt_entry_cnode(entry));
+	}
+	*n = RT_MAP_SIZE;
+	return rt_entry_node(entry)->slots;
+}
+
 /* Bytes of the node an entry points to. */
 static inline size_t rt_entry_bytes(const void *entry)
 {

@@ -252,20 +252,11 @@ static void rt_memory_walk(const struct radix_tree_root *root, void *entry,
 {
 	size_t bytes = rt_entry_bytes(entry);
 	unsigned int i, n;
-	void **slots;
+	void **slots = rt_entry_slots(entry, &n);
 
 	m->nodes++;
 	m->bytes += bytes;
 	m->per_class[bytes / RT_NODE_ALIGN]++;
-	if (rt_entry_compact(entry)) {
-		slots = rt_cnode_slots(rt_entry_cnode(entry));
-		n = rt_entry_cnode(entry)->next;
-	} else {
-		if (rt_entry_level(entry) == 0)
-			return;
-		slots = rt_entry_node(entry)->slots;
-		n = RT_MAP_SIZE;
-	}
 	for (i = 0; i < n; i++) {
 		void *e = rt_entry_locked(root, slots[i]);
 

@@ -711,16 +711,9 @@ RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
  * since a slot does not say which node it is in)? */
 static bool rt_slot_in_subtree(const struct radix_tree_root *root, void *entry, void **slot)
 {
-	void **slots;
 	unsigned int i, n;
+	void **slots = rt_entry_slots(entry, &n);
 
-	if (rt_entry_compact(entry)) {
-		slots = rt_cnode_slots(rt_entry_cnode(entry));
-		n = rt_entry_cnode(entry)->next;
-	} else {
-		slots = rt_entry_node(entry)->slots;
-		n = RT_MAP_SIZE;
-	}
 	if (slot >= slots && slot < slots + n) {
 		void *e = rt_entry_locked(root, *slot);
 
@@ -807,16 +800,9 @@ RCURADIX_API void radix_tree_replace_slot(struct radix_tree_root *root, void **s
  * slots are read before the node itself is handed over. */
 static void rt_free_subtree(const struct radix_tree_root *root, void *entry)
 {
-	void **slots;
 	unsigned int i, n;
+	void **slots = rt_entry_slots(entry, &n);
 
-	if (rt_entry_compact(entry)) {
-		slots = rt_cnode_slots(rt_entry_cnode(entry));
-		n = rt_entry_cnode(entry)->next;
-	} else {
-		slots = rt_entry_node(entry)->slots;
-		n = rt_entry_level(entry) > 0 ? RT_MAP_SIZE : 0;
-	}
 	for (i = 0; i < n; i++) {
 		void *child = rt_entry_locked(root, slots[i]);
 
