@@ -6,32 +6,16 @@
  */
 #include "config.h"
 
-#include <jemalloc/jemalloc.h>
-
-#include "backend.h"
-
-#define RT_FLAGS MALLOCX_ALIGN(RT_NODE_ALIGN)
+#include "backend-direct.h"
 
 unsigned int rt_backend_get(size_t size, void **objs, unsigned int n)
 {
-	unsigned int got;
-
-	for (got = 0; got < n; got++) {
-		objs[got] = mallocx(size, RT_FLAGS);
-		if (!objs[got])
-			break;
-	}
-	rt_stat_add(RT_STAT_BACKING, got * nallocx(size, RT_FLAGS));
-	return got;
+	return rt_direct_get(size, objs, n);
 }
 
 void rt_backend_put(size_t size, void **objs, unsigned int n)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		sdallocx(objs[i], size, RT_FLAGS);
-	rt_stat_add(RT_STAT_BACKING, -(n * nallocx(size, RT_FLAGS)));
+	rt_direct_put(size, objs, n);
 }
 
 void rt_backend_trim(void)
@@ -41,7 +25,7 @@ void rt_backend_trim(void)
 
 unsigned long rt_backend_overhead(size_t size, unsigned long n)
 {
-	return n * (nallocx(size, RT_FLAGS) - size);
+	return rt_direct_overhead(size, n);
 }
 
 void rt_backend_prefork(void)

@@ -13,7 +13,7 @@
 #include <jemalloc/jemalloc.h>
 #include <pthread.h>
 
-#include "backend.h"
+#include "backend-direct.h"
 
 #define RT_SLAB_SIZE (64UL * 1024)
 #define RT_SLAB_HEADER RT_NODE_ALIGN  /* objects stay aligned to RT_NODE_ALIGN */
@@ -143,33 +143,9 @@ static void *rt_slab_take(struct rt_pool *pool, struct rt_slab *slab)
 
 /* ---- compact nodes: jemalloc's size classes ---------------------------- */
 
-#define RT_DIRECT_FLAGS MALLOCX_ALIGN(RT_NODE_ALIGN)
-
 static bool rt_slab_served(size_t size)
 {
 	return size == sizeof(struct rt_node);
-}
-
-static unsigned int rt_direct_get(size_t size, void **objs, unsigned int n)
-{
-	unsigned int got;
-
-	for (got = 0; got < n; got++) {
-		objs[got] = mallocx(size, RT_DIRECT_FLAGS);
-		if (!objs[got])
-			break;
-	}
-	rt_stat_add(RT_STAT_BACKING, got * nallocx(size, RT_DIRECT_FLAGS));
-	return got;
-}
-
-static void rt_direct_put(size_t size, void **objs, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		sdallocx(objs[i], size, RT_DIRECT_FLAGS);
-	rt_stat_add(RT_STAT_BACKING, -(n * nallocx(size, RT_DIRECT_FLAGS)));
 }
 
 /* ---- the interface ------------------------------------------------------ */
@@ -247,7 +223,7 @@ unsigned long rt_backend_overhead(size_t size, unsigned long n)
 	unsigned long capacity = (RT_SLAB_SIZE - RT_SLAB_HEADER) / size;
 
 	if (!rt_slab_served(size))
-		return n * (nallocx(size, RT_DIRECT_FLAGS) - size);
+		return rt_direct_overhead(size, n);
 
 	/* The slab header and tail, spread over the slab's objects. */
 	return n * (RT_SLAB_SIZE - capacity * size) / capacity;

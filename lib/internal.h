@@ -92,7 +92,8 @@
  *   stats.c/.h    per-thread node counters, rcuradix_get_stats()
  *   backend.h     the node memory interface; one file per backend:
  *                 backend-slab.c, backend-jemalloc.c, backend-arena.c,
- *                 backend-libc.c
+ *                 backend-libc.c (backend-direct.h: the one-mallocx path
+ *                 two of them share)
  *   node.c/.h     counted node allocation, fault injection, call_rcu frees,
  *                 fork handlers, radix_tree_memory()
  *   preload.c/.h  the per-thread reserve; nodes for one operation
