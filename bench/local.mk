@@ -139,5 +139,6 @@ EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
 	doc/perf/bench-S.txt doc/perf/bench-S1.csv doc/perf/bench-S2.csv doc/perf/bench-S3.csv \
 	doc/perf/bench-T.txt doc/perf/bench-T.csv \
 	doc/perf/bench-targets-16.txt doc/perf/bench-targets-16.csv \
+	doc/perf/bench-targets-after.txt doc/perf/bench-targets-after.csv \
 	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
 	doc/perf/gang.png doc/perf/scaling.png
