@@ -409,11 +409,10 @@ static inline void rt_gang_store(void **items, void ***slots, unsigned long *ind
  * A chunk from a compact node: a run of consecutive keys, every one of
  * which held an item when the chunk was found.  Collect them; a slot that
  * reads NULL was deleted, or emptied because the node was copied (dead).
- * Returns true if the run must be looked up again from iter->next_index
- * (set to the key whose slot read NULL in a dead node); the keys before it
- * are kept.
+ * At a NULL in a dead node the walk is sent back to that key
+ * (iter->next_index, from the root): the keys before it are kept.
  */
-static inline bool rt_gang_compact(struct radix_tree_iter *iter, void **items, void ***slots,
+static inline void rt_gang_compact(struct radix_tree_iter *iter, void **items, void ***slots,
 				   unsigned long *indices, unsigned long *n, unsigned int max)
 {
 	void **s;
@@ -426,13 +425,12 @@ static inline bool rt_gang_compact(struct radix_tree_iter *iter, void **items, v
 				iter->next_index = radix_tree_iter_key(iter, s);
 				iter->done = 0;
 				iter->parent = NULL;
-				return true;
+				return;
 			}
 			continue;
 		}
 		rt_gang_store(items, slots, indices, (*n)++, item, s, radix_tree_iter_key(iter, s));
 	}
-	return false;
 }
 
 /*
