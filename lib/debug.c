@@ -138,10 +138,15 @@ static bool rt_verify_compact(struct rt_verify *v, const void *entry, unsigned l
 		const void *e = rt_entry_locked(v->root, slots[i]);
 		unsigned long sfx = rt_sfx_get(node, w, i);
 		unsigned int digit = (unsigned int)((sfx >> shift) & RT_MAP_MASK);
-		unsigned int bits = rt_bits_locked(v->root, tags[i]);
+		unsigned int byte = rt_bits_locked(v->root, tags[i]);
+		unsigned int bits = byte & RT_CTAG_MASK;
 
-		if (bits >> RADIX_TREE_MAX_TAGS)
-			return rt_verify_fail(v, base, level, "entry %u: tag bits %#x", i, bits);
+		if (byte & ~(RT_CTAG_MASK | RT_CTAG_CHILD))
+			return rt_verify_fail(v, base, level, "entry %u: tag byte %#x", i, byte);
+		if (e && !(byte & RT_CTAG_CHILD) != !rt_is_internal(e))
+			return rt_verify_fail(v, base, level, "entry %u: kind bit %s a %s", i,
+					      byte & RT_CTAG_CHILD ? "set for" : "clear for",
+					      rt_is_internal(e) ? "child" : "item");
 		if (!e) {
 			if (bits)
 				return rt_verify_fail(v, base, level, "tombstone %u bears tags", i);

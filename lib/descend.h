@@ -66,10 +66,12 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 }
 
 /*
- * The scan of rt_cnode_find() for one suffix width: the entries whose digit
- * at the node's level is @sfx's (one compare of the suffixes shifted), then
- * their slots.  A tombstone is passed over: the key may have been appended
- * again further on.
+ * The scan of rt_cnode_find() for one suffix width: an entry is a
+ * candidate if its suffix is @sfx (an item, or a child stored with that
+ * prefix), or if it is a child (its tag byte's kind bit) sharing @sfx's
+ * digit.  Only a candidate's slot is loaded: an item whose suffix differs
+ * costs no slot line.  A tombstone is passed over: the key may have been
+ * appended again further on.
  */
 #define RT_CNODE_SCAN(type)                                                            \
 	do {                                                                           \
@@ -77,10 +79,11 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 		for (i = 0; i < n; i++) {                                              \
 			unsigned long s = sfxs[i];                                     \
 			void *e;                                                       \
-			if ((s ^ sfx) >> shift)                                        \
-				continue; /* another digit */                          \
+			if (s != sfx &&                                                \
+			    (((s ^ sfx) >> shift) || !rt_ctag_child(tags, i)))         \
+				continue; /* another key, or another digit */         \
 			e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]); \
-			if (e && (rt_is_internal(e) || s == sfx)) {                    \
+			if (e) {                                                       \
 				*found = e;                                            \
 				return (int)i;                                         \
 			}                                                              \
@@ -101,6 +104,7 @@ static inline int rt_cnode_find(const struct radix_tree_root *root, const struct
 	unsigned int shift = rt_shift(level);
 	unsigned int i, n = root ? node->next : rt_cnode_next_rcu(node);
 	void **slots = rt_cnode_slots(node);
+	const uint8_t *tags = rt_cnode_tags(node);
 
 	if (level == 0) {
 		/* A leaf's suffix is its whole digit: look for the byte

@@ -57,10 +57,16 @@
  *              key whose suffix it is.  A child entry holds the child's key
  *              prefix: it matches every key whose suffix agrees with it
  *              above the child's level (which the child's entry carries).
- *      tag[i]  bit t: the item bears tag t, or the child has some t bit.
+ *      tag[i]  bit t: the item bears tag t, or the child has some t bit;
+ *              bit 7 (RT_CTAG_CHILD): the entry is a child, written with
+ *              the entry and never changed, so that a scan tells items
+ *              from children without loading their slots.
  *      slot[i] an item, a child entry (F or C, at any lower level: a child
  *              more than one level down is a compressed path, checked by
- *              the prefix in sfx[i]), or NULL (deleted: a tombstone).
+ *              the prefix in sfx[i]), or NULL (deleted: a tombstone).  A
+ *              child's stored prefix is one of the keys of its range (its
+ *              bits below the child's span are not necessarily zero), so
+ *              the suffixes of live entries sort as their ranges do.
  *
  *      Positions are never reused: a deleted entry stays a tombstone until
  *      the node is copied (to another class, compacted, or with a group of
@@ -115,6 +121,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <urcu/call-rcu.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <urcu/compiler.h>
 #include <urcu/flavor.h>
 #include <urcu/pointer.h>
@@ -358,9 +367,62 @@ static inline void **rt_cnode_slots(const struct rt_cnode *node)
 	return (void **)((char *)node + rt_cnode_slots_off(rt_sfx_width(node->level), node->cap));
 }
 
+/* A C node's tag byte: the tag bits, and the entry's kind (children). */
+#define RT_CTAG_CHILD 0x80U
+#define RT_CTAG_MASK ((1U << RADIX_TREE_MAX_TAGS) - 1)
+_Static_assert(RT_CTAG_MASK < RT_CTAG_CHILD, "tag bits and the kind bit share a byte");
+
 static inline uint8_t *rt_cnode_tags(const struct rt_cnode *node)
 {
 	return (uint8_t *)node->data + (size_t)rt_sfx_width(node->level) * node->cap;
+}
+
+/* Is entry @i of a C node (tag bytes @tags) a child?  Relaxed: the kind
+ * bit is written before the entry is published and never changes while
+ * it lives; a writer may be changing the tag bits beside it. */
+static inline bool rt_ctag_child(const uint8_t *tags, unsigned int i)
+{
+	return (__atomic_load_n(&tags[i], __ATOMIC_RELAXED) & RT_CTAG_CHILD) != 0;
+}
+
+/*
+ * The positions below @n of C node tag bytes @tags whose bit @bit is set,
+ * as a bitmap (bit i: position i).  Sixteen bytes at a time where SSE2 is
+ * there: the loads may read up to 15 bytes past the tag bytes, which stay
+ * inside the node (its alignment padding and slots follow them) and are
+ * masked off.  A byte is read whole: one a writer is changing gives its
+ * old or its new bits.  The caller orders the loads (it loaded the node's
+ * entry count with acquire).
+ */
+static inline unsigned long rt_ctag_bits_scalar(const uint8_t *tags, unsigned int n,
+						unsigned int bit)
+{
+	unsigned long bits = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		bits |= (unsigned long)((__atomic_load_n(&tags[i], __ATOMIC_RELAXED) >> bit) & 1U)
+			<< i;
+	return bits;
+}
+
+static inline unsigned long rt_ctag_bits(const uint8_t *tags, unsigned int n, unsigned int bit)
+{
+#ifdef __SSE2__
+	unsigned long bits = 0;
+	unsigned int i;
+	const __m128i want = _mm_set1_epi8((char)(1U << bit));
+
+	for (i = 0; i < n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(tags + i));
+
+		v = _mm_cmpeq_epi8(_mm_and_si128(v, want), want);
+		bits |= (unsigned long)(unsigned int)_mm_movemask_epi8(v) << i;
+	}
+	return n < RT_BITS_PER_LONG ? bits & ((1UL << n) - 1) : bits;
+#else
+	return rt_ctag_bits_scalar(tags, n, bit);
+#endif
 }
 
 /* Suffix of entry @i (written once, before the entry was published). */

@@ -199,17 +199,21 @@ enum rt_cfind {
 	RT_CFIND_RETRY,  /* the node is dead: look again from the root */
 };
 
+/* The last key of the range of entry @e stored with suffix @sfx. */
+static unsigned long rt_entry_last(unsigned long sfx, const void *e)
+{
+	return rt_is_internal(e) ? sfx | rt_level_maxindex(rt_entry_level(e)) : sfx;
+}
+
 /*
- * In C node @node (first key @base): the entry holding the smallest wanted
- * key >= *@index, an item (*@pos, key in *@index) or a child (*@child,
- * *@index raised to its first key if below).  Entries are unsorted
- * (appends): one scan of them all.  A NULL slot is a tombstone, or an item
- * emptied because the node was copied: if the node turns out to be dead,
- * the caller looks again from the root.
+ * rt_cnode_next() by loading every slot: the answer when a candidate's
+ * slot read NULL (a tombstone, or an item emptied because the node was
+ * copied: if the node turns out to be dead, the caller looks again from
+ * the root).
  */
-static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
-				   unsigned long *index, int tag, unsigned int *n, unsigned int *pos,
-				   void **child)
+static enum rt_cfind rt_cnode_next_scan(struct rt_cnode *node, unsigned long base,
+					unsigned long *index, int tag, unsigned int n,
+					unsigned int *pos, void **child)
 {
 	unsigned int wd = rt_sfx_width(node->level), i;
 	void **slots = rt_cnode_slots(node);
@@ -218,8 +222,7 @@ static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
 	void *best = NULL;
 	bool saw_null = false;
 
-	*n = rt_cnode_next_rcu(node);
-	for (i = 0; i < *n; i++) {
+	for (i = 0; i < n; i++) {
 		unsigned long sfx = rt_sfx_get(node, wd, i), first, last;
 		void *e = rt_entry_rcu(slots[i]);
 
@@ -227,14 +230,9 @@ static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
 			saw_null = true;
 			continue;
 		}
-		if (rt_is_internal(e)) {
-			unsigned long span = rt_level_maxindex(rt_entry_level(e));
-
-			first = base | (sfx & ~span);
-			last = first | span;
-		} else {
-			first = last = base | sfx;
-		}
+		last = base | rt_entry_last(sfx, e);
+		first = rt_is_internal(e) ? base | (sfx & ~rt_level_maxindex(rt_entry_level(e)))
+					  : last;
 		if (last < *index || (best && first >= best_key))
 			continue;
 		if (tag >= 0 && !((rt_bits_rcu(tags[i]) >> tag) & 1U))
@@ -253,6 +251,108 @@ static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
 		return RT_CFIND_ITEM;
 	*child = best;
 	return RT_CFIND_CHILD;
+}
+
+/*
+ * The scan of rt_cnode_next() for one suffix width: the wanted entry with
+ * the smallest suffix from @key on (@above), and the wanted child with the
+ * largest suffix below it (@below).  Ties go to the later position (a key
+ * appended again after its tombstone).  A tagged walk looks only at the
+ * positions whose tag bit is set (rt_ctag_bits()).
+ */
+#define RT_CNODE_NEXT_PICK(sfxs)                                                       \
+	unsigned long sfx = (sfxs)[i];                                                 \
+	if (sfx >= key ? sfx > above_sfx : sfx < below_sfx)                            \
+		continue;                                                              \
+	if (sfx >= key) {                                                              \
+		above = i;                                                             \
+		above_sfx = sfx;                                                       \
+	} else if (rt_ctag_child(tags, i)) {                                           \
+		below = i;                                                             \
+		below_sfx = sfx;                                                       \
+	}
+
+#define RT_CNODE_NEXT_SCAN(type)                                                       \
+	do {                                                                           \
+		const type *sfxs = (const type *)(const void *)node->data;             \
+		if (tag >= 0) {                                                        \
+			unsigned long todo = rt_ctag_bits(tags, *n, (unsigned int)tag); \
+			for (; todo; todo &= todo - 1) {                               \
+				i = (unsigned int)__builtin_ctzl(todo);                \
+				RT_CNODE_NEXT_PICK(sfxs)                               \
+			}                                                              \
+		} else {                                                               \
+			for (i = 0; i < *n; i++) {                                     \
+				RT_CNODE_NEXT_PICK(sfxs)                               \
+			}                                                              \
+		}                                                                      \
+	} while (0)
+
+/*
+ * In C node @node (first key @base): the entry holding the smallest wanted
+ * key >= *@index, an item (*@pos, key in *@index) or a child (*@child,
+ * *@index raised to its first key if below); *@n gets the entries read.
+ * Entries are unsorted (appends), but a live entry's suffix lies in its
+ * range and the ranges are disjoint: the answer is the child with the
+ * largest suffix below the key, if its range reaches the key, else the
+ * entry with the smallest suffix from the key on.  One scan of suffixes
+ * and tag bytes picks those two; only their slots are loaded.  If one
+ * reads NULL, the full scan decides.
+ */
+static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
+				   unsigned long *index, int tag, unsigned int *n, unsigned int *pos,
+				   void **child)
+{
+	unsigned int wd = rt_sfx_width(node->level), i, above = UINT_MAX, below = UINT_MAX;
+	void **slots = rt_cnode_slots(node);
+	const uint8_t *tags = rt_cnode_tags(node);
+	unsigned long key = *index - base, above_sfx = ULONG_MAX, below_sfx = 0;
+	void *e;
+
+	*n = rt_cnode_next_rcu(node);
+	switch (wd) {
+	case 1:
+		RT_CNODE_NEXT_SCAN(uint8_t);
+		break;
+	case 2:
+		RT_CNODE_NEXT_SCAN(uint16_t);
+		break;
+	case 4:
+		RT_CNODE_NEXT_SCAN(uint32_t);
+		break;
+	default:
+		RT_CNODE_NEXT_SCAN(uint64_t);
+		break;
+	}
+	if (below != UINT_MAX) {
+		e = rt_entry_rcu(slots[below]);
+		if (!e)
+			goto scan;
+		if (rt_entry_last(below_sfx, e) >= key) {
+			*pos = below;
+			*child = e;
+			return RT_CFIND_CHILD;
+		}
+	}
+	if (above == UINT_MAX) {
+		/* Nothing from the key on, unless the node was copied
+		 * before this reader came (a walk going on in it). */
+		return rt_cnode_dead_rcu(node) ? RT_CFIND_RETRY : RT_CFIND_NONE;
+	}
+	e = rt_entry_rcu(slots[above]);
+	if (!e)
+		goto scan;
+	*pos = above;
+	if (!rt_is_internal(e)) {
+		*index = base | above_sfx;
+		return RT_CFIND_ITEM;
+	}
+	if (((base | above_sfx) & ~rt_level_maxindex(rt_entry_level(e))) > *index)
+		*index = (base | above_sfx) & ~rt_level_maxindex(rt_entry_level(e));
+	*child = e;
+	return RT_CFIND_CHILD;
+scan:
+	return rt_cnode_next_scan(node, base, index, tag, *n, pos, child);
 }
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -284,6 +384,20 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 	    (index & rt_level_maxindex(1)) != 0) {
 		entry = iter->parent;
 		from_parent = true;
+		goto search;
+	}
+	/*
+	 * The next key still in the range of the previous run's compact
+	 * node: search on in that node.  It stays readable in this read-side
+	 * section; if it was copied since (dead), look from the root, where
+	 * the copy is.  An item present throughout the walk was in it then
+	 * and is still there unless the node is dead (rt_cnode_next()
+	 * checks again where a slot reads NULL or nothing is left).
+	 */
+	if (iter->parent && rt_entry_compact(iter->parent) && index &&
+	    !((index ^ iter->index) & ~rt_level_maxindex(rt_entry_level(iter->parent))) &&
+	    !rt_cnode_dead_rcu(rt_entry_cnode(iter->parent))) {
+		entry = iter->parent;
 		goto search;
 	}
 restart:

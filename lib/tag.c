@@ -32,17 +32,15 @@ unsigned long rt_step_tags(const struct radix_tree_root *root,
 				  const struct rt_path_step *step, unsigned int tag)
 {
 	const struct rt_cnode *node;
-	const uint8_t *bytes;
-	unsigned long bits = 0;
-	unsigned int i;
 
 	if (!rt_entry_compact(step->entry))
 		return rt_bits_locked(root, rt_entry_node(step->entry)->tags[tag]);
 	node = rt_entry_cnode(step->entry);
-	bytes = rt_cnode_tags(node);
-	for (i = 0; i < node->next; i++)
-		bits |= (unsigned long)((bytes[i] >> tag) & 1U) << i;
-	return bits;
+	/* Under the lock the bytes hold still: the vector form must agree
+	 * with the byte-at-a-time one (debug builds check it here). */
+	rt_assert(rt_ctag_bits(rt_cnode_tags(node), node->next, tag) ==
+		  rt_ctag_bits_scalar(rt_cnode_tags(node), node->next, tag));
+	return rt_ctag_bits(rt_cnode_tags(node), node->next, tag);
 }
 
 /* Store tag word @tag of the node of @step, which was @old.  Release

@@ -111,7 +111,8 @@ static unsigned int rt_ents_collect(const struct radix_tree_root *root,
 		void *e = rt_entry_locked(root, slots[i]);
 
 		if (e)
-			ents[n++] = (struct rt_ent){ rt_sfx_get(node, w, i), e, tags[i] };
+			ents[n++] = (struct rt_ent){ rt_sfx_get(node, w, i), e,
+						    tags[i] & RT_CTAG_MASK };
 	}
 	return n;
 }
@@ -197,7 +198,8 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 		tags = rt_cnode_tags(node);
 		for (i = 0; i < n; i++) {
 			rt_sfx_put(node, w, i, ents[i].sfx);
-			tags[i] = (uint8_t)ents[i].tags;
+			tags[i] = (uint8_t)(ents[i].tags |
+					    (rt_is_internal(ents[i].entry) ? RT_CTAG_CHILD : 0));
 			slots[i] = ents[i].entry;
 		}
 		node->next = node->live = (uint8_t)n;
@@ -436,7 +438,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 	sub->room = 0;
 	sub->n = 0;
 	sub->ents[sub->n++] = (struct rt_ent){ prefix & rt_level_maxindex(sub->level), child,
-					       rt_cnode_tags(node)[pos] };
+					       rt_cnode_tags(node)[pos] & RT_CTAG_MASK };
 	sub->ents[sub->n++] = (struct rt_ent){ sfx & rt_level_maxindex(sub->level), item, 0 };
 	if (sub->level == level - 1) {
 		for (i = 0; i < node->next; i++) {
@@ -449,7 +451,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 				e = rt_placeholder(sub->level, false);
 			}
 			top->ents[top->n++] = (struct rt_ent){ rt_sfx_get(node, w, i), e,
-							       rt_cnode_tags(node)[i] };
+							       rt_cnode_tags(node)[i] & RT_CTAG_MASK };
 		}
 		if (rt_wants_full(level, top->ents, top->n)) {
 			plan.nr = 2;
