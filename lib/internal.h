@@ -332,12 +332,26 @@ static inline size_t rt_cnode_slots_off(unsigned int w, unsigned int cap)
 	return rt_align8(RT_C_HEADER + (size_t)(w + 1) * cap);
 }
 
+/*
+ * @bytes rounded up to a C node size class: a multiple of RT_NODE_ALIGN
+ * that is also a size class of jemalloc (four per power of two: ... 448,
+ * 512, 640, 768, 896, 1024, 1280), so that a node records all the memory
+ * the allocator gives it and uses the rest as room.  Between 2^k and
+ * 2^(k+1) the classes are 2^(k-2) apart.
+ */
+static inline size_t rt_class_round(size_t bytes)
+{
+	size_t step = RT_NODE_ALIGN;
+
+	while (step * 8 < bytes)
+		step *= 2;
+	return (bytes + step - 1) & ~(step - 1);
+}
+
 /* Bytes a C node needs for @n entries at width @w, rounded to the class. */
 static inline size_t rt_cnode_bytes_for(unsigned int n, unsigned int w)
 {
-	size_t bytes = rt_cnode_slots_off(w, n) + n * sizeof(void *);
-
-	return (bytes + RT_NODE_ALIGN - 1) & ~(RT_NODE_ALIGN - 1);
+	return rt_class_round(rt_cnode_slots_off(w, n) + n * sizeof(void *));
 }
 
 /* Entries a C node of @bytes holds at width @w. */
@@ -352,10 +366,11 @@ static inline unsigned int rt_cnode_cap_for(size_t bytes, unsigned int w)
 	return cap;
 }
 
-/* The largest C node: RT_C_MAX_ENTRIES entries of 8-byte suffixes. */
-#define RT_C_MAX_BYTES                                                                 \
-	(((RT_C_HEADER + 9 * RT_C_MAX_ENTRIES + 7) / 8 * 8 + 8 * RT_C_MAX_ENTRIES +     \
-	  RT_NODE_ALIGN - 1) / RT_NODE_ALIGN * RT_NODE_ALIGN)
+/* The largest C node: RT_C_MAX_ENTRIES entries of 8-byte suffixes, in
+ * its class (between 1024 and 2048 bytes the classes are 256 apart). */
+#define RT_C_MAX_NEED ((RT_C_HEADER + 9 * RT_C_MAX_ENTRIES + 7) / 8 * 8 + 8 * RT_C_MAX_ENTRIES)
+#define RT_C_MAX_BYTES ((RT_C_MAX_NEED + 255) / 256 * 256)
+_Static_assert(RT_C_MAX_NEED > 1024 && RT_C_MAX_NEED <= 2048, "the largest class is 256-spaced");
 
 static inline size_t rt_cnode_bytes(const struct rt_cnode *node)
 {
@@ -486,18 +501,33 @@ static inline size_t rt_entry_bytes(const void *entry)
 }
 
 /*
- * Worst case of one insertion: three nodes.  A full compact node moves a
- * group of its items into a new child and is copied without them; if all
- * its items shared one digit, that child is too full in turn and moves a
- * group into a grandchild (whose keys part at the child's level: no third
- * time).  The copy then holds one entry, the child and grandchild at most
- * RT_C_MAX_ENTRIES each.  The reserve radix_tree_preload() fills holds one
- * node of every size class plus a second full node and a second largest
- * node (RT_PRELOAD_SIZE nodes): enough for any such three, since a compact
- * node may take a larger block than it asked for.
+ * Worst case of one insertion: three nodes (RT_PLAN_MAX_NODES) and the
+ * bridges of one full node.  A full compact node moves a group of its
+ * items into a new child and is copied without them; if all its items
+ * shared one digit, that child is too full in turn and moves a group into
+ * a grandchild (whose keys part at the child's level: no third time).  The
+ * copy then holds one entry, the child and grandchild at most
+ * RT_C_MAX_ENTRIES each.  Only a copy that holds no item can become a full
+ * node with bridges (at most RT_F_MAX_BRIDGES), and the child and
+ * grandchild hold items: one node of a plan at most has bridges.  The
+ * reserve radix_tree_preload() fills holds one node of every size class
+ * plus a second full node and a second largest node (RT_PRELOAD_SIZE
+ * nodes): enough for any such three, since a compact node may take a
+ * larger block than it asked for, and the bridges (of the smallest class)
+ * take any of the blocks left.
  */
-#define RT_INSERT_MAX_NODES 3U
-#define RT_PRELOAD_SIZE (RT_C_MAX_BYTES / RT_NODE_ALIGN + 2)
+#define RT_PLAN_MAX_NODES 3U
+#define RT_F_MAX_BRIDGES 8U
+#define RT_INSERT_MAX_NODES (RT_PLAN_MAX_NODES + RT_F_MAX_BRIDGES)
+_Static_assert(RT_INSERT_MAX_NODES <= RT_C_MAX_BYTES / RT_NODE_ALIGN + 2,
+	       "the reserve holds enough blocks for the worst insert");
+/* The reserve's nodes: one of each C node size class (every multiple of
+ * RT_NODE_ALIGN up to 512, then 640, 768, 896, 1024 and RT_C_MAX_BYTES),
+ * one full node unless its size is one of them, and a second full and a
+ * second largest node (preload.c checks the count). */
+#define RT_PRELOAD_SIZE                                                                \
+	(512 / RT_NODE_ALIGN + 4 + 1 +                                                 \
+	 (sizeof(struct rt_node) > 512 && sizeof(struct rt_node) % 128 ? 1 : 0) + 2)
 
 /* Size of a full node (the unit of the node-count statistics). */
 #define RT_NODE_SIZE sizeof(struct rt_node)
@@ -519,6 +549,7 @@ enum rt_transition {
 	RT_TR_SPLIT_FULL,   /* ... whose parent then became a full node */
 	RT_TR_SHRINK,       /* the tree hangs from a lower node */
 	RT_TR_UNLINK,       /* an emptied node unlinked */
+	RT_TR_BRIDGE,       /* a compressed child hung from a full node by a bridge */
 	RT_TR_COUNT
 };
 

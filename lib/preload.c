@@ -3,15 +3,16 @@
  * preload.c - the per-thread node reserve: the kernel's per-CPU preload
  * pool, made per-thread.
  *
- * Nodes come in size classes (multiples of RT_NODE_ALIGN up to
- * RT_C_MAX_BYTES; a full node is one of them).  A GFP_KERNEL insert
+ * Nodes come in sizes that are multiples of RT_NODE_ALIGN up to
+ * RT_C_MAX_BYTES: the C node size classes (rt_class_round()) and the full
+ * node's.  A GFP_KERNEL insert
  * allocates the nodes it needs from the backend, each of its exact size,
  * and falls back on the reserve if the allocator fails; a GFP_ATOMIC insert
  * only takes from the reserve.  One insertion needs at most
  * RT_INSERT_MAX_NODES nodes; radix_tree_preload() fills the reserve with one
- * node of every class and a second full node and largest node
- * (RT_PRELOAD_SIZE nodes), which serves any two: a compact node may take a
- * larger block than it asked for and uses the room.
+ * node of every size and a second full node and largest node
+ * (RT_PRELOAD_SIZE nodes), which serves any insert: a compact node may take
+ * a larger block than it asked for and uses the room.
  *
  * The reserve is thread-local: userspace has no preemption to disable and a
  * thread that migrates keeps its reserve.  It survives between inserts and
@@ -33,7 +34,6 @@
 #define RT_CLASS_KEEP 2U
 
 _Static_assert(RT_F_CLASS <= RT_CLASSES, "a full node is one of the classes");
-_Static_assert(RT_PRELOAD_SIZE == RT_CLASSES + 2, "preload: one per class, F and max twice");
 
 struct rt_reserve {
 	unsigned int nr;          /* nodes held */
@@ -99,14 +99,18 @@ static void rt_reserve_arm(struct rt_reserve *reserve)
 	reserve->keyed = true;
 }
 
-/* Nodes of class @c a filled reserve holds: one of every class, two of the
- * full node's and of the largest.  An insert needs at most three nodes
- * (RT_INSERT_MAX_NODES): a small one and two that may be of the largest
- * class or full; two of one class are otherwise served by that class and a
- * larger one (full nodes take exactly their size). */
+/* Nodes of class @c a filled reserve holds: one of every size a node can
+ * have (a C node size class, rt_class_round(), or the full node's), two of
+ * the full node's and of the largest.  An insert needs at most three nodes
+ * and the bridges of one full node (RT_INSERT_MAX_NODES): a small one and
+ * two that may be of the largest class or full; two of one class are
+ * otherwise served by that class and a larger one (full nodes take exactly
+ * their size); bridges, of the smallest class, take any block left. */
 static unsigned int rt_class_want(unsigned int c)
 {
-	return c == RT_F_CLASS || c == RT_CLASSES ? 2 : 1;
+	if (c == RT_F_CLASS || c == RT_CLASSES)
+		return 2;
+	return rt_class_round(rt_class_bytes(c)) == rt_class_bytes(c);
 }
 
 /* Put @node of class @c into the reserve if it has room; true if it did. */
@@ -125,7 +129,11 @@ static bool rt_reserve_put(struct rt_reserve *reserve, unsigned int c, void *nod
  * (what was obtained stays). */
 static bool rt_reserve_fill(struct rt_reserve *reserve)
 {
-	unsigned int c;
+	unsigned int c, want = 0;
+
+	for (c = 1; c <= RT_CLASSES; c++)
+		want += rt_class_want(c);
+	rt_assert(want == RT_PRELOAD_SIZE);
 
 	for (c = 1; c <= RT_CLASSES; c++)
 		while (reserve->count[c] < rt_class_want(c)) {

@@ -119,28 +119,53 @@ static unsigned int rt_ents_collect(const struct radix_tree_root *root,
 
 /*
  * Should @n entries at @level be a full node?  A leaf, once a compact node
- * would be as large.  Above the leaves, when every entry is a child one
- * level down (a full node has nowhere to keep items or prefixes) and there
- * are RT_F_MIN_CHILDREN of them: a full node then costs at most a few
- * hundred bytes more than a compact one, once per such node (one in 64
- * of the nodes below it when dense), and saves every lookup through it a
- * scan of its entries.
+ * would be as large.  Above the leaves, only if every entry is a child (a
+ * full node has nowhere to keep items or prefixes):
+ *  - all one level down, and RT_F_MIN_CHILDREN of them: a full node then
+ *    costs at most a few hundred bytes more than a compact one, once per
+ *    such node (one in 64 of the nodes below it when dense), and saves
+ *    every lookup through it a scan of its entries;
+ *  - some further down (compressed paths): each of those hangs from a
+ *    bridge, a one-entry compact node one level down that keeps its
+ *    prefix, at most RT_F_MAX_BRIDGES of them, and only when the full node
+ *    and its bridges take no more memory than the compact node would.
  */
 #define RT_F_MIN_CHILDREN 4U
 
+/* Children of @ents (at @level) that would need a bridge under a full
+ * node, or UINT_MAX if an entry is an item. */
+static unsigned int rt_far_children(unsigned int level, const struct rt_ent *ents, unsigned int n)
+{
+	unsigned int i, far = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!rt_is_internal(ents[i].entry))
+			return UINT_MAX;
+		far += rt_entry_level(ents[i].entry) != level - 1;
+	}
+	return far;
+}
+
+/* Bytes of a bridge below a full node at @level. */
+static size_t rt_bridge_bytes(unsigned int level)
+{
+	return rt_cnode_bytes_for(1, rt_sfx_width(level - 1));
+}
+
 static bool rt_wants_full(unsigned int level, const struct rt_ent *ents, unsigned int n)
 {
-	unsigned int i;
+	size_t compact = rt_cnode_bytes_for(n, rt_sfx_width(level));
+	unsigned int far;
 
 	if (level == 0)
-		return rt_cnode_bytes_for(n, rt_sfx_width(level)) >= sizeof(struct rt_node);
-	if (n < RT_F_MIN_CHILDREN &&
-	    rt_cnode_bytes_for(n, rt_sfx_width(level)) < sizeof(struct rt_node))
+		return compact >= sizeof(struct rt_node);
+	far = rt_far_children(level, ents, n);
+	if (far == UINT_MAX)
 		return false;
-	for (i = 0; i < n; i++)
-		if (!rt_is_internal(ents[i].entry) || rt_entry_level(ents[i].entry) != level - 1)
-			return false;
-	return true;
+	if (far == 0)
+		return n >= RT_F_MIN_CHILDREN || compact >= sizeof(struct rt_node);
+	return far <= RT_F_MAX_BRIDGES &&
+	       sizeof(struct rt_node) + far * rt_bridge_bytes(level) <= compact;
 }
 
 /* Bytes of the node that will hold @ents at @level, with room for @room
@@ -161,12 +186,20 @@ static size_t rt_node_bytes_for(unsigned int level, const struct rt_ent *ents, u
 	return bytes;
 }
 
+/* Memory for the bridges of one full node: blocks and their sizes. */
+struct rt_bridges {
+	void **mem;
+	const size_t *sizes;
+};
+
 /*
  * Build, in @mem (@bytes, private: plain stores), the node holding @ents
- * (sorted) at @level; full if rt_wants_full().  Returns its entry.
+ * (sorted) at @level; full if rt_wants_full(), its compressed children
+ * then each in a bridge built in the next block of @bridges.  Returns its
+ * entry.
  */
 static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const struct rt_ent *ents,
-			   unsigned int n)
+			   unsigned int n, struct rt_bridges *bridges)
 {
 	unsigned int i, t;
 
@@ -176,8 +209,19 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 
 		for (i = 0; i < n; i++) {
 			unsigned int offset = rt_offset(ents[i].sfx, level);
+			void *entry = ents[i].entry;
 
-			node->slots[offset] = ents[i].entry;
+			if (level && rt_entry_level(entry) != level - 1) {
+				/* The child's prefix, read at the bridge's
+				 * level, is the bridge's one suffix. */
+				struct rt_ent bridge = { ents[i].sfx & rt_level_maxindex(level - 1),
+							 entry, ents[i].tags };
+
+				entry = rt_node_build(*bridges->mem++, *bridges->sizes++, level - 1,
+						      &bridge, 1, NULL);
+				rt_transition(RT_TR_BRIDGE);
+			}
+			node->slots[offset] = entry;
 			node->present |= 1UL << offset;
 			for (t = 0; t < RADIX_TREE_MAX_TAGS; t++)
 				if (ents[i].tags & (1U << t))
@@ -252,7 +296,7 @@ struct rt_node_plan {
 };
 
 struct rt_plan {
-	struct rt_node_plan node[RT_INSERT_MAX_NODES];
+	struct rt_node_plan node[RT_PLAN_MAX_NODES];
 	unsigned int nr;
 };
 
@@ -321,26 +365,35 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 {
 	void *mem[RT_INSERT_MAX_NODES], *entry = NULL;
 	size_t sizes[RT_INSERT_MAX_NODES];
-	unsigned int i;
+	unsigned int i, nr = plan->nr, bridges_at[RT_PLAN_MAX_NODES];
 
 	/* A parent's shape depends on its child's level and kind only, which
-	 * the placeholder gives. */
+	 * the placeholder gives.  The bridges' blocks come after the nodes'
+	 * (a reserve serves the nodes first), each node's together. */
 	for (i = 0; i < plan->nr; i++) {
 		struct rt_node_plan *p = &plan->node[i];
+		unsigned int far = 0;
 
 		sizes[i] = rt_node_bytes_for(p->level, p->ents, p->n, p->room);
+		if (p->level && rt_wants_full(p->level, p->ents, p->n))
+			far = rt_far_children(p->level, p->ents, p->n);
+		rt_assert(nr + far <= RT_INSERT_MAX_NODES);
+		bridges_at[i] = nr;
+		while (far--)
+			sizes[nr++] = rt_bridge_bytes(p->level);
 	}
-	if (rt_nodes_get(mem, sizes, plan->nr, rt_may_alloc(root->gfp_mask)))
+	if (rt_nodes_get(mem, sizes, nr, rt_may_alloc(root->gfp_mask)))
 		return NULL;
 	for (i = plan->nr; i-- > 0;) {
 		struct rt_node_plan *p = &plan->node[i];
+		struct rt_bridges bridges = { mem + bridges_at[i], sizes + bridges_at[i] };
 
 		if (entry)
 			p->ents[p->child_at].entry = entry;
 		rt_ents_sort(p->ents, p->n);
-		entry = rt_node_build(mem[i], sizes[i], p->level, p->ents, p->n);
+		entry = rt_node_build(mem[i], sizes[i], p->level, p->ents, p->n, &bridges);
 	}
-	root->nr_nodes += plan->nr;
+	root->nr_nodes += nr;
 	return entry;
 }
 

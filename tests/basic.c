@@ -1197,14 +1197,43 @@ Test(basic, stats_count_bytes_of_every_node_size)
  * range (they leave its compressed path: splits),
  * then every key deleted (emptied nodes unlinked, the height shrinking);
  * and, in a tree of their own, 70 keys sharing all but their low 16 bits
- * (the top node holds them all as items of one group: moved twice).  The 8-slot build has no compact leaf:
- * its leaves are full from the start.
+ * (the top node holds them all as items of one group: moved twice);
+ * finally a top node that fills with children one level down and one
+ * further down (a compressed path): once it is as large as a full node
+ * and a bridge, it becomes them (bridge_workload()).  The 8-slot build has
+ * no compact leaf: its leaves are full from the start; its small nodes
+ * make a bridge pay only at the highest levels, which this workload does
+ * not reach.
  */
+/*
+ * Keys 0..64 (a subtree parting at level 1), then, for each digit g in
+ * 1..33 at level 5, 64 keys that part one level down: the top (level 5)
+ * demotes each group into a child at level 4, and holds the level-1
+ * subtree as a compressed child.  With 34 children, a compact top would
+ * be as large as a full node and one bridge: it becomes those.  Inserts
+ * (checked) go into @items; returns their count.
+ */
+static unsigned int bridge_workload(unsigned long *keys, struct titem **items)
+{
+	unsigned int n = 0;
+
+	for (unsigned long k = 0; k <= 64; k++)
+		keys[n++] = k;
+	for (unsigned long g = 1; g <= 33; g++)
+		for (unsigned long j = 0; j < 64; j++)
+			keys[n++] = (g << 30) | (j << 24);
+	for (unsigned int i = 0; i < n; i++)
+		items[i] = t_insert_new(&tree, keys[i]);
+	t_verify(&tree);
+	return n;
+}
+
 Test(basic, every_transition_is_reached)
 {
 	static const char *const names[RT_TR_COUNT] = {
 		"append", "new node", "grow root", "copy", "leaf to full", "inner to full",
 		"demote", "demote twice", "split", "split to full", "shrink", "unlink",
+		"bridge",
 	};
 	unsigned long before[RT_TR_COUNT], keys[4096 + 2000 + 8];
 	struct titem *items[4096 + 2000 + 8];
@@ -1232,10 +1261,15 @@ Test(basic, every_transition_is_reached)
 	t_verify(&tree);
 	for (unsigned long i = 0; i < 70; i++)
 		t_delete(&tree, 0x5a5a5a5a5a5a0000UL | (i * 0x3b1UL & 0xffffUL), items[i]);
+	if (RT_MAP_SIZE == 64) {
+		n = bridge_workload(keys, items);
+		for (unsigned int i = 0; i < n; i++)
+			t_delete(&tree, keys[i], items[i]);
+	}
 	for (t = 0; t < RT_TR_COUNT; t++) {
 		unsigned long count = rt_transitions[t] - before[t];
 
-		if (RT_MAP_SIZE == 8 && (t == RT_TR_LEAF_FULL))
+		if (RT_MAP_SIZE == 8 && (t == RT_TR_LEAF_FULL || t == RT_TR_BRIDGE))
 			continue;
 		cr_assert_gt(count, 0, "transition \"%s\" never happened", names[t]);
 	}

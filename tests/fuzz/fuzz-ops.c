@@ -1702,11 +1702,19 @@ static void op_iter(struct fz *z)
 
 /* ---- preload, destroy, faults, runs --------------------------------------- */
 
-/* What a filled reserve holds (preload.c): one node of every size class
- * and a second full node and largest node. */
-#define FZ_CLASSES (RT_C_MAX_BYTES / RT_NODE_ALIGN)
-#define FZ_PRELOAD_BYTES                                                               \
-	(RT_NODE_ALIGN * (FZ_CLASSES * (FZ_CLASSES + 1) / 2 + FZ_CLASSES) + RT_NODE_SIZE)
+/* The bytes a filled reserve holds (preload.c): one node of every size a
+ * node can have (the compact size classes and the full node's), and a
+ * second full node and largest node. */
+static unsigned long fz_preload_bytes(void)
+{
+	unsigned long bytes = RT_NODE_SIZE + RT_C_MAX_BYTES;
+
+	for (size_t b = RT_NODE_ALIGN; b <= RT_C_MAX_BYTES; b += RT_NODE_ALIGN)
+		if (rt_class_round(b) == b || b == RT_NODE_SIZE)
+			bytes += b;
+	return bytes;
+}
+#define FZ_PRELOAD_BYTES fz_preload_bytes()
 
 /*
  * Preload, then insert inside the window.  The preload: 0 whenever the
