@@ -66,75 +66,108 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 }
 
 /*
- * The scan of rt_cnode_find() for one suffix width: an entry is a
- * candidate if its suffix is @sfx (an item, or a child stored with that
- * prefix), or if it is a child (its tag byte's kind bit) sharing @sfx's
- * digit.  Only a candidate's slot is loaded: an item whose suffix differs
- * costs no slot line.  A tombstone is passed over: the key may have been
- * appended again further on.
+ * The positions below @n of C node @node whose suffix (width @w), masked
+ * with @mask, is @value: a bitmap, bit i for position i.  Sixteen entries
+ * at a time where SSE2 is there, as long as the sixteen lie inside the
+ * node (the bytes after the last entry are other arrays of the node, read
+ * and masked off); the rest one by one.
  */
-#define RT_CNODE_SCAN(type)                                                            \
-	do {                                                                           \
-		const type *sfxs = (const type *)(const void *)node->data;             \
-		for (i = 0; i < n; i++) {                                              \
-			unsigned long s = sfxs[i];                                     \
-			void *e;                                                       \
-			if (s != sfx &&                                                \
-			    (((s ^ sfx) >> shift) || !rt_ctag_child(tags, i)))         \
-				continue; /* another key, or another digit */         \
-			e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]); \
-			if (e) {                                                       \
-				*found = e;                                            \
-				return (int)i;                                         \
-			}                                                              \
-		}                                                                      \
-	} while (0)
+static inline unsigned long rt_sfx_match(const struct rt_cnode *node, unsigned int n,
+					 unsigned int w, unsigned long value, unsigned long mask)
+{
+	const unsigned char *p = node->data;
+	unsigned long bits = 0;
+	unsigned int i = 0;
+
+#ifdef __SSE2__
+	size_t room = rt_cnode_bytes(node) - RT_C_HEADER;  /* readable from p */
+
+	for (; i < n && (size_t)(i + 16) * w <= room; i += 16) {
+		const __m128i *v = (const __m128i *)(const void *)(p + (size_t)i * w);
+		unsigned long m;
+
+		switch (w) {
+		case 1: {
+			__m128i x = _mm_and_si128(_mm_loadu_si128(v), _mm_set1_epi8((char)mask));
+
+			m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)value)));
+			break;
+		}
+		case 2: {
+			__m128i k = _mm_set1_epi16((short)mask), want = _mm_set1_epi16((short)value);
+			__m128i a = _mm_cmpeq_epi16(_mm_and_si128(_mm_loadu_si128(v), k), want);
+			__m128i b = _mm_cmpeq_epi16(_mm_and_si128(_mm_loadu_si128(v + 1), k), want);
+
+			m = (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(a, b));
+			break;
+		}
+		case 4: {
+			__m128i k = _mm_set1_epi32((int)mask), want = _mm_set1_epi32((int)value), r[4];
+
+			for (int j = 0; j < 4; j++)
+				r[j] = _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128(v + j), k), want);
+			m = (unsigned int)_mm_movemask_epi8(
+				_mm_packs_epi16(_mm_packs_epi32(r[0], r[1]), _mm_packs_epi32(r[2], r[3])));
+			break;
+		}
+		default: {
+			__m128i k = _mm_set1_epi64x((long long)mask);
+			__m128i want = _mm_set1_epi64x((long long)value);
+
+			m = 0;
+			for (int j = 0; j < 8; j++) {
+				__m128i x = _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128(v + j), k), want);
+
+				/* Both halves of a 64-bit lane equal. */
+				x = _mm_and_si128(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1)));
+				m |= (unsigned long)_mm_movemask_pd(_mm_castsi128_pd(x)) << (2 * j);
+			}
+			break;
+		}
+		}
+		bits |= m << i;
+	}
+#endif
+	for (; i < n; i++)
+		bits |= (unsigned long)((rt_sfx_get(node, w, i) & mask) == value) << i;
+	return n < RT_BITS_PER_LONG ? bits & ((1UL << n) - 1) : bits;
+}
 
 /*
  * rt_cnode_find() - the entry of C node @node (at @level) for key suffix
  * @sfx: a live item whose suffix is @sfx, or the live child entry that
  * shares @sfx's digit; *@found gets the item or child entry as loaded.
  * Returns its position, or -1.  A reader (@root NULL) may meet a retired
- * node: -1 then means "check dead".  The loop is specialised for each
- * suffix width.
+ * node: -1 then means "check dead".
+ * First the entries whose suffix is @sfx (an item, or a child stored with
+ * that prefix), then the children (kind bits) that share its digit: live
+ * entries never share a digit with a child, so at most one entry is live
+ * among them all.  Only candidates' slots are loaded; a tombstone is
+ * passed over (the key may have been appended again further on).
  */
 static inline int rt_cnode_find(const struct radix_tree_root *root, const struct rt_cnode *node,
 				unsigned int level, unsigned long sfx, void **found)
 {
-	unsigned int shift = rt_shift(level);
-	unsigned int i, n = root ? node->next : rt_cnode_next_rcu(node);
+	unsigned int w = rt_sfx_width(level);
+	unsigned int n = root ? node->next : rt_cnode_next_rcu(node);
 	void **slots = rt_cnode_slots(node);
-	const uint8_t *tags = rt_cnode_tags(node);
+	unsigned long bits = rt_sfx_match(node, n, w, sfx, ~0UL);
 
-	if (level == 0) {
-		/* A leaf's suffix is its whole digit: look for the byte
-		 * (memchr compares many at once), passing tombstones. */
-		const uint8_t *sfxs = node->data, *p = sfxs;
-		void *e;
+	for (int pass = 0; pass < 2; pass++) {
+		for (; bits; bits &= bits - 1) {
+			unsigned int i = (unsigned int)__builtin_ctzl(bits);
+			void *e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
 
-		while ((p = memchr(p, (int)sfx, n - (unsigned int)(p - sfxs)))) {
-			i = (unsigned int)(p++ - sfxs);
-			e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
 			if (e) {
 				*found = e;
 				return (int)i;
 			}
 		}
-		return -1;
-	}
-	switch (rt_sfx_width(level)) {
-	case 1:
-		RT_CNODE_SCAN(uint8_t);
-		break;
-	case 2:
-		RT_CNODE_SCAN(uint16_t);
-		break;
-	case 4:
-		RT_CNODE_SCAN(uint32_t);
-		break;
-	default:
-		RT_CNODE_SCAN(uint64_t);
-		break;
+		if (level == 0)
+			break;  /* a leaf holds items only */
+		bits = rt_sfx_match(node, n, w, sfx & ~rt_level_maxindex(level - 1),
+				    ~rt_level_maxindex(level - 1)) &
+		       rt_ctag_bits(rt_cnode_tags(node), n, RT_CTAG_CHILD_BIT);
 	}
 	return -1;
 }

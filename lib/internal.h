@@ -383,7 +383,8 @@ static inline void **rt_cnode_slots(const struct rt_cnode *node)
 }
 
 /* A C node's tag byte: the tag bits, and the entry's kind (children). */
-#define RT_CTAG_CHILD 0x80U
+#define RT_CTAG_CHILD_BIT 7U
+#define RT_CTAG_CHILD (1U << RT_CTAG_CHILD_BIT)
 #define RT_CTAG_MASK ((1U << RADIX_TREE_MAX_TAGS) - 1)
 _Static_assert(RT_CTAG_MASK < RT_CTAG_CHILD, "tag bits and the kind bit share a byte");
 
