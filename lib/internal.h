@@ -551,6 +551,7 @@ enum rt_transition {
 	RT_TR_SHRINK,       /* the tree hangs from a lower node */
 	RT_TR_UNLINK,       /* an emptied node unlinked */
 	RT_TR_BRIDGE,       /* a compressed child hung from a full node by a bridge */
+	RT_TR_GROW_ABSORB,  /* a new top node that took the old top's items */
 	RT_TR_COUNT
 };
 

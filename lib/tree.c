@@ -528,6 +528,62 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 	return 0;
 }
 
+/* Does the top node @top hold items only, few enough to move into a node
+ * with one more? */
+static bool rt_top_absorbable(const struct radix_tree_root *root, void *top)
+{
+	const struct rt_cnode *node;
+	void **slots;
+	unsigned int i;
+
+	if (!rt_entry_compact(top))
+		return false;
+	node = rt_entry_cnode(top);
+	if (node->live >= RT_C_MAX_ENTRIES)
+		return false;
+	slots = rt_cnode_slots(node);
+	for (i = 0; i < node->next; i++) {
+		void *e = rt_entry_locked(root, slots[i]);
+
+		if (e && rt_is_internal(e))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * @index lies beyond the top node's range: grow.  The new top holds the
+ * item and the old top (its keys start at 0) as a child carrying the
+ * root's tag bits; or, if the old top is a compact node of items only,
+ * those items themselves (their suffixes are their keys, all with digit 0
+ * at the new level): the old top is then retired like any copied node.
+ * A reader that loaded the old top keeps using it, or looks again.
+ */
+static int rt_insert_grow(struct radix_tree_root *root, unsigned long index, void *item)
+{
+	void *top = rt_entry_locked(root, root->rnode), *entry;
+	bool absorb = rt_top_absorbable(root, top);
+	struct rt_plan plan;
+	struct rt_node_plan *p = rt_plan_one(&plan, rt_level_for(index));
+
+	if (absorb)
+		p->n = rt_ents_collect(root, rt_entry_cnode(top), p->ents);
+	else
+		p->ents[p->n++] = (struct rt_ent){ 0, top,
+						   (unsigned int)rt_bits_locked(root, root->tags) };
+	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(p->level), item, 0 };
+	p->room = absorb ? p->n / 4 : 0;
+	entry = rt_plan_build(root, &plan);
+	if (!entry)
+		return -ENOMEM;
+	/* Publish: the new top, complete. */
+	rt_publish(root->rnode, entry);
+	if (absorb)
+		rt_cnode_retire(root, top, 0);
+	rt_transition(absorb ? RT_TR_GROW_ABSORB : RT_TR_GROW_ROOT);
+	return 0;
+}
+
 static void rt_shrink(struct radix_tree_root *root);
 
 static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, void *item)
@@ -575,23 +631,10 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 			rt_publish(root->rnode, entry);  /* the whole tree at once */
 		rt_transition(RT_TR_NEW_NODE);
 		break;
-	case RT_END_ABOVE: {
-		/* Grow: a new top holding the old one (its keys start at 0)
-		 * as a child, carrying the root's tag bits, and the item.  A
-		 * reader that loaded the old top keeps using it unchanged. */
-		void *top = rt_entry_locked(root, root->rnode);
-
-		p = rt_plan_one(&plan, rt_level_for(index));
-		p->ents[p->n++] = (struct rt_ent){ 0, top,
-						   (unsigned int)rt_bits_locked(root, root->tags) };
-		p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(p->level), item, 0 };
-		entry = rt_plan_build(root, &plan);
-		if (!entry)
+	case RT_END_ABOVE:
+		if (rt_insert_grow(root, index, item))
 			return -ENOMEM;
-		rt_publish(root->rnode, entry);
-		rt_transition(RT_TR_GROW_ROOT);
 		break;
-	}
 	case RT_END_DIVERGE:
 		if (rt_insert_split(root, &path, index, item))
 			return -ENOMEM;

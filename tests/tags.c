@@ -182,9 +182,11 @@ Test(tags, tags_survive_growth_and_shrink)
 	cr_assert_eq(radix_tree_tag_get(&tree, ULONG_MAX, 0), 0);
 	t_verify(&tree);
 	set_and_check(ULONG_MAX, 1, far);
-	/* Shrink back: the child's bits stay, the root's summary stays right. */
+	/* Shrink back: the child's bits stay, the root's summary stays right.
+	 * (In the 64-slot build the new top took the compact leaf's items
+	 * when it grew: a top of items keeps its level.) */
 	t_delete(&tree, ULONG_MAX, far);
-	cr_assert_eq(t_height(&tree), 1);
+	cr_assert_eq(t_height(&tree), RT_MAP_SIZE == 64 ? RT_MAX_LEVELS : 1);
 	cr_assert_not(radix_tree_tagged(&tree, 1));
 	cr_assert(path_tagged(0, 0));
 	cr_assert(path_tagged(3, 4));
@@ -333,7 +335,9 @@ Test(tags, stale_root_tag_after_shrink_does_not_livelock)
 	set_and_check(RT_MAP_SIZE * RT_MAP_SIZE, 0, b);
 	cr_assert_eq(t_height(&tree), 3);
 	t_delete(&tree, RT_MAP_SIZE * RT_MAP_SIZE, b);
-	cr_assert_eq(t_height(&tree), 1);
+	/* (64-slot: key 0's compact leaf was taken into the top, which keeps
+	 * its level.) */
+	cr_assert_eq(t_height(&tree), RT_MAP_SIZE == 64 ? 3 : 1);
 	cr_assert_eq(radix_tree_tagged(&tree, 0), 0);
 	cr_assert_eq(radix_tree_gang_lookup_tag(&tree, results, 0, 8, 0), 0);
 	/* Grow again: the new top nodes must not inherit a tag. */
