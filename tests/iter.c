@@ -4,13 +4,16 @@
  * iter_resume and iter_delete: edge cases (empty tree, keys 0 and
  * ULONG_MAX, holes at node boundaries, starts inside holes, early break,
  * invalid tags), walks compared with the model from random starts, walks
- * that resume every k items or delete every other item under the lock, and
- * readers walking while a writer inserts, deletes and retags.
+ * that resume every k items or delete every other item under the lock,
+ * readers walking while a writer inserts, deletes and retags, and walks
+ * that go on inside a compact node while the walking thread copies it or
+ * leaves tombstones in it.
  */
 #include "helpers.h"
 #include "model.h"
 
 #include <errno.h>
+#include <string.h>
 
 T_SUITE(iter);
 
@@ -645,4 +648,311 @@ Test(iter, readers_walk_while_a_writer_reshapes, .timeout = 120)
 	t_verify(&tree);
 	urcu_memb_barrier();
 	t_finish(&tree);
+}
+
+/* ---- walks that go on inside a compact node ------------------------------ */
+
+/*
+ * A chunk found in a compact node is a run of consecutive keys in
+ * consecutive entries; the next chunk is searched for in that same node
+ * (iter.parent) unless it was copied meanwhile (dead).  The walks below
+ * run inside one read-side section and change the tree between the items
+ * they visit: a urcu-memb writer may run inside a read-side section, since
+ * it takes the tree lock and never waits for a grace period.  The walker
+ * never changes a key of the rest of its current chunk (after iter.index,
+ * below iter.next_index): the chunk is what the walk found, and a slot of
+ * it may read NULL only if the chunk's compact node was copied since.
+ *
+ * The keys: a span of CW_SPAN keys from a base.  Base 0 makes a compact
+ * leaf (64-slot build) or a compact level-1 node holding the items itself
+ * (8-slot build, which has no compact leaves: the top node is built for
+ * key 63 first); the other bases put the items in a compact node above the
+ * leaves in both builds, with 2-, 4- and 8-byte suffixes, the last span
+ * ending at ULONG_MAX.
+ */
+#define CW_SPAN 64UL
+/* At most this many keys of the span at once: fewer than the 55 entries
+ * that make a 64-slot leaf a full node. */
+#define CW_LIVE_MAX 48U
+
+static const unsigned long cw_bases[] = {
+	0, 1000, 1UL << 20, 1UL << 40, ULONG_MAX - CW_SPAN + 1,
+};
+
+static struct t_rng cw_rng;
+static unsigned long cw_base;
+static unsigned long cw_start;    /* the current walk's first key */
+/* Per key of the span (index: key - cw_base). */
+static bool cw_stable[CW_SPAN];   /* never deleted, tag 0 never changed */
+static bool cw_present0[CW_SPAN]; /* present when the walk began */
+static bool cw_tagged0[CW_SPAN];  /* tagged (tag 0) when the walk began */
+static bool cw_deleted[CW_SPAN];  /* deleted during the walk */
+static bool cw_untagged[CW_SPAN]; /* tag 0 cleared during the walk */
+static unsigned int cw_visits[CW_SPAN];
+
+/* What the walks did: each test requires the interleavings it guards to
+ * have happened. */
+static struct {
+	unsigned long deaths;       /* the run's compact node copied under the walk */
+	unsigned long nulls;        /* chunk slots read NULL (node copied mid-run) */
+	unsigned long tombs_ahead;  /* keys ahead deleted from the walk's live node */
+	unsigned long reappends;    /* keys ahead deleted, then appended again */
+	unsigned long untags_ahead; /* tag 0 cleared on keys ahead */
+} cw_n;
+
+static unsigned long cw_rand(unsigned long n)
+{
+	return t_rand_below(&cw_rng, n);
+}
+
+static void cw_delete(unsigned long key)
+{
+	void *item = model_delete(&m, key);
+
+	cr_assert_not_null(item);
+	cr_assert_eq(radix_tree_delete(&tree, key), item, "delete(%#lx)", key);
+	/* The walker may still hold it: freed after its read-side section. */
+	titem_free_rcu(&urcu_memb_flavor, item);
+}
+
+static void cw_tag(unsigned long key, bool set)
+{
+	struct model_entry *e = model_find(&m, key);
+
+	if (set) {
+		radix_tree_tag_set(&tree, key, 0);
+		e->tags |= 1;
+	} else {
+		radix_tree_tag_clear(&tree, key, 0);
+		e->tags &= ~1UL;
+	}
+}
+
+/* The items and the children a compact node holds now. */
+static void cnode_census(const void *entry, unsigned int *items, unsigned int *children)
+{
+	unsigned int n, i;
+	void **slots = rt_entry_slots(entry, &n);
+
+	*items = *children = 0;
+	for (i = 0; i < n; i++) {
+		void *e = rcu_dereference(slots[i]);
+
+		if (e && rt_is_internal(e))
+			(*children)++;
+		else if (e)
+			(*items)++;
+	}
+}
+
+/* Fill the span from @base: its last key (stable) first, then about half
+ * the others, half of those stable, each tagged with probability 3/4 (runs
+ * of tagged keys). */
+static void cw_fill(unsigned long base)
+{
+	cw_base = base;
+	model_init(&m);
+	memset(cw_stable, 0, sizeof(cw_stable));
+	for (unsigned long r = CW_SPAN; r-- > 0;) {
+		if (r != CW_SPAN - 1 && cw_rand(2))
+			continue;
+		cw_stable[r] = r == CW_SPAN - 1 || cw_rand(2);
+		add(base + r, cw_rand(4) != 0);
+	}
+}
+
+/* The span's keys are the items of one compact node: the top one. */
+static void cw_check_shape(void)
+{
+	void *top = rcu_dereference(tree.rnode);
+	unsigned int items, children;
+
+	cr_assert(top && rt_is_internal(top) && rt_entry_compact(top),
+		  "base %#lx: the top node is not a compact node", cw_base);
+	cnode_census(top, &items, &children);
+	cr_assert_eq(children, 0, "base %#lx: the top node has children", cw_base);
+	cr_assert_eq(items, m.n, "base %#lx: the top node holds %u items of %zu", cw_base, items,
+		     m.n);
+}
+
+/*
+ * Between two items of a walk at @iter: one to four changes to keys of the
+ * span outside the rest of the current chunk.  Mostly inserts (they fill
+ * the node until it is copied, positions being never reused); deletes
+ * (tombstones) and tag changes of keys that are not stable.
+ */
+static void cw_edit(const struct radix_tree_iter *iter)
+{
+	unsigned long cur = iter->index - cw_base;
+	unsigned long end = iter->next_index ? iter->next_index - cw_base : ULONG_MAX;
+	void *node = iter->parent && rt_entry_compact(iter->parent) ? iter->parent : NULL;
+	bool alive = node && !rt_cnode_dead_rcu(rt_entry_cnode(node));
+
+	for (unsigned long edits = 1 + cw_rand(4); edits > 0; edits--) {
+		unsigned long r = cw_rand(CW_SPAN), key = cw_base + r;
+		struct model_entry *e = model_find(&m, key);
+		bool ahead = r > cur, live = alive && !rt_cnode_dead_rcu(rt_entry_cnode(node));
+
+		if (ahead && r < end)
+			continue;  /* a key of the current chunk */
+		if (!e && m.n < CW_LIVE_MAX) {
+			unsigned long appends = rt_transitions[RT_TR_APPEND];
+
+			add(key, cw_rand(4) != 0);
+			if (ahead && live && cw_deleted[r] && rt_transitions[RT_TR_APPEND] > appends)
+				cw_n.reappends++;
+		} else if (e && !cw_stable[r]) {
+			if (cw_rand(3)) {
+				cw_delete(key);
+				cw_deleted[r] = true;
+				cw_n.tombs_ahead += ahead && live;
+			} else if (e->tags & 1) {
+				cw_tag(key, false);
+				cw_untagged[r] = true;
+				cw_n.untags_ahead += ahead;
+			} else {
+				cw_tag(key, true);
+			}
+		}
+	}
+	if (alive && rt_cnode_dead_rcu(rt_entry_cnode(node)))
+		cw_n.deaths++;
+}
+
+enum cw_when { CW_AT_RUN_ENDS, CW_ANYWHERE };
+
+/* The walk visits @slot, key iter->index: check it, then change the tree
+ * (at the end of each run, or after every item). */
+static void cw_visit(struct radix_tree_iter *iter, void **slot, bool tagged, enum cw_when when,
+		     bool *first, unsigned long *prev)
+{
+	unsigned long key = iter->index, r = key - cw_base;
+	void *item = rcu_dereference(*slot);
+	struct model_entry *e;
+
+	cr_assert(key >= cw_base && r < CW_SPAN, "the walk visits %#lx, outside the span", key);
+	cr_assert(*first ? key >= cw_start : key > *prev, "the walk from %#lx visits %#lx after %#lx",
+		  cw_start, key, *prev);
+	*first = false;
+	*prev = key;
+	if (!item) {
+		/* Only a copy of the run's compact node empties a slot of the
+		 * chunk: the key is looked up again. */
+		cr_assert_eq(when, CW_ANYWHERE, "%#lx: a slot of a run reads NULL, no change "
+			     "was made inside the run", key);
+		cr_assert(iter->parent && rt_entry_compact(iter->parent) &&
+			  rt_cnode_dead_rcu(rt_entry_cnode(iter->parent)),
+			  "%#lx: the slot reads NULL and its node is not dead", key);
+		cw_n.nulls++;
+		item = radix_tree_lookup(&tree, key);
+	}
+	e = model_find(&m, key);
+	cr_assert(e, "the walk visits %#lx, which the tree does not hold", key);
+	cr_assert_eq(item, e->item, "%#lx: the walk reads %p, the key holds %p", key, item,
+		     e->item);
+	cr_assert(!tagged || (e->tags & 1), "the tagged walk visits %#lx, untagged", key);
+	cr_assert_eq(++cw_visits[r], 1, "the walk visits %#lx twice", key);
+	if (when == CW_ANYWHERE || slot + 1 == iter->run_end)
+		cw_edit(iter);
+}
+
+/*
+ * One walk of the span from @start (tag 0 if @tagged), changing the tree
+ * @when; then every key present (tagged) throughout from @start on must
+ * have been visited, and the tree must match the model.
+ */
+static void cw_walk(unsigned long start, bool tagged, enum cw_when when)
+{
+	struct radix_tree_iter iter;
+	unsigned long prev = 0;
+	bool first = true;
+	void **slot;
+
+	cw_check_shape();
+	cw_start = start;
+	memset(cw_visits, 0, sizeof(cw_visits));
+	memset(cw_deleted, 0, sizeof(cw_deleted));
+	memset(cw_untagged, 0, sizeof(cw_untagged));
+	for (unsigned long r = 0; r < CW_SPAN; r++) {
+		struct model_entry *e = model_find(&m, cw_base + r);
+
+		cw_present0[r] = e != NULL;
+		cw_tagged0[r] = e && (e->tags & 1);
+	}
+	urcu_memb_read_lock();
+	if (tagged) {
+		radix_tree_for_each_tagged(slot, &tree, &iter, start, 0)
+			cw_visit(&iter, slot, true, when, &first, &prev);
+	} else {
+		radix_tree_for_each_slot(slot, &tree, &iter, start)
+			cw_visit(&iter, slot, false, when, &first, &prev);
+	}
+	urcu_memb_read_unlock();
+	for (unsigned long r = start - cw_base; r < CW_SPAN; r++) {
+		bool throughout = cw_present0[r] && !cw_deleted[r] &&
+				  (!tagged || (cw_tagged0[r] && !cw_untagged[r]));
+
+		if (throughout)
+			cr_assert_eq(cw_visits[r], 1, "%#lx, present%s throughout, visited %u times",
+				     cw_base + r, tagged ? " and tagged" : "", cw_visits[r]);
+	}
+	check_walk(&m, PLAIN, cw_base, 0, 0, MAXW);
+	check_walk(&m, TAGGED, cw_base, 0, 0, MAXW);
+}
+
+static void cw_run(const char *what, bool tagged)
+{
+	t_rng_init(&cw_rng, what);
+	memset(&cw_n, 0, sizeof(cw_n));
+	for (size_t b = 0; b < sizeof(cw_bases) / sizeof(cw_bases[0]); b++) {
+		cw_fill(cw_bases[b]);
+		for (unsigned int w = 0; w < 60; w++) {
+			unsigned long start = w % 4 == 3 ? cw_base + cw_rand(CW_SPAN) : cw_base;
+
+			cw_walk(start, tagged, w % 2 ? CW_ANYWHERE : CW_AT_RUN_ENDS);
+		}
+		t_verify(&tree);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	fprintf(stderr, "%s: %lu nodes copied under the walk, %lu slots read NULL, %lu keys "
+		"deleted ahead (%lu appended again), %lu tags cleared ahead\n", what, cw_n.deaths,
+		cw_n.nulls, cw_n.tombs_ahead, cw_n.reappends, cw_n.untags_ahead);
+	cr_assert_gt(cw_n.deaths, 0, "no walk saw its node copied");
+	cr_assert_gt(cw_n.nulls, 0, "no walk read a slot emptied by a copy");
+	cr_assert_gt(cw_n.tombs_ahead, 0, "no walk met a tombstone ahead");
+	cr_assert_gt(cw_n.reappends, 0, "no key ahead was deleted and appended again");
+	if (tagged)
+		cr_assert_gt(cw_n.untags_ahead, 0, "no tag was cleared ahead of a walk");
+	t_finish(&tree);
+}
+
+/*
+ * cnode_walk_*: guard a walk that goes on searching in the compact node of
+ * its last run while the same thread, between chunks, inserts into that
+ * node until it is copied (dead: its item slots read NULL), several times,
+ * and deletes keys not yet visited (tombstones, the key possibly appended
+ * again at a later position).  Interleavings: the node copied between two
+ * runs (the next search must start again from the root, where the copy
+ * is); copied in the middle of a run (the run's remaining slots read NULL,
+ * then the next search starts from the root); a tombstone or a key
+ * appended again ahead of the walk in a live node (the search in the node
+ * must pass the tombstone and find the key's live entry).  Every key
+ * present throughout is visited exactly once, in ascending order, and
+ * reads its item; a key inserted during the walk at most once; a key
+ * deleted never after its deletion.
+ */
+Test(iter, cnode_walk_while_the_node_is_copied_and_tombstoned, .timeout = 120)
+{
+	cw_run("iter.cnode_walk", false);
+}
+
+/*
+ * The same for a tagged walk (tag 0), with tag 0 also set and cleared on
+ * keys not yet visited: a key whose tag is cleared before the walk reaches
+ * it must not be visited, a key tagged throughout must be, once.
+ */
+Test(iter, cnode_tagged_walk_while_the_node_is_copied_and_retagged, .timeout = 120)
+{
+	cw_run("iter.cnode_tagged_walk", true);
 }
