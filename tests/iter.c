@@ -6,8 +6,8 @@
  * invalid tags), walks compared with the model from random starts, walks
  * that resume every k items or delete every other item under the lock,
  * readers walking while a writer inserts, deletes and retags, and walks
- * that go on inside a compact node while the walking thread copies it or
- * leaves tombstones in it.
+ * that go on inside a compact node while the walking thread copies it,
+ * leaves tombstones in it or unlinks its children.
  */
 #include "helpers.h"
 #include "model.h"
@@ -955,4 +955,186 @@ Test(iter, cnode_walk_while_the_node_is_copied_and_tombstoned, .timeout = 120)
 Test(iter, cnode_tagged_walk_while_the_node_is_copied_and_retagged, .timeout = 120)
 {
 	cw_run("iter.cnode_tagged_walk", true);
+}
+
+/* ---- a compact node holding children and items --------------------------- */
+
+/*
+ * Keys in blocks of MX_BLOCK: a digit of a level-1 node (64-slot build) or
+ * of a level-2 node (8-slot build).  Dense blocks 1, 3, 5 and 7 get 24 keys
+ * each, inserted first, block by block; sparse blocks 2, 4 and 6 get eight
+ * keys each, in runs.  The top node holds 64 entries at most: as it
+ * overflows it moves the items of its largest block into a new child, so
+ * it ends up holding children (dense blocks) and items (sparse blocks).
+ */
+#define MX_BLOCK 64UL
+
+/* The children of the top compact node: first and last key of each. */
+static unsigned long mx_first[RT_C_MAX_ENTRIES], mx_last[RT_C_MAX_ENTRIES];
+
+static unsigned int mx_children(void)
+{
+	void *top = rcu_dereference(tree.rnode);
+	unsigned int n, i, nr = 0;
+	void **slots;
+
+	cr_assert(top && rt_is_internal(top) && rt_entry_compact(top),
+		  "the top node is not a compact node");
+	slots = rt_entry_slots(top, &n);
+	for (i = 0; i < n; i++) {
+		void *e = rcu_dereference(slots[i]);
+		unsigned long sfx = rt_sfx_get(rt_entry_cnode(top), rt_sfx_width(rt_entry_level(top)), i);
+
+		if (!e || !rt_is_internal(e))
+			continue;
+		/* The top node's keys start at 0. */
+		mx_first[nr] = sfx & ~rt_level_maxindex(rt_entry_level(e));
+		mx_last[nr] = sfx | rt_level_maxindex(rt_entry_level(e));
+		nr++;
+	}
+	return nr;
+}
+
+static void mx_fill(void)
+{
+	static const unsigned int dense[] = { 1, 3, 5, 7 }, sparse[] = { 2, 4, 6 };
+	unsigned int items, children;
+
+	model_init(&m);
+	for (size_t d = 0; d < sizeof(dense) / sizeof(dense[0]); d++)
+		for (unsigned int n = 0; n < 24;) {
+			unsigned long key = dense[d] * MX_BLOCK + cw_rand(MX_BLOCK);
+
+			if (!model_find(&m, key)) {
+				add(key, cw_rand(4) != 0);
+				n++;
+			}
+		}
+	for (size_t d = 0; d < sizeof(sparse) / sizeof(sparse[0]); d++)
+		for (unsigned int n = 0; n < 8;) {
+			unsigned long key = sparse[d] * MX_BLOCK + cw_rand(MX_BLOCK - 3);
+
+			for (unsigned long len = 1 + cw_rand(3); len > 0 && n < 8; len--, key++)
+				if (!model_find(&m, key)) {
+					add(key, cw_rand(4) != 0);
+					n++;
+				}
+		}
+	cnode_census(rcu_dereference(tree.rnode), &items, &children);
+	cr_assert_geq(children, 2, "the top node has %u children", children);
+	cr_assert_geq(items, 8, "the top node holds %u items", items);
+	cr_assert_eq(mx_children(), children);
+	t_verify(&tree);
+}
+
+/* The position of the first model key from @pos on that bears @tag (any
+ * tag if @tag < 0). */
+static size_t model_next_tagged(size_t pos, int tag)
+{
+	while (pos < m.n && tag >= 0 && !((m.e[pos].tags >> tag) & 1))
+		pos++;
+	return pos;
+}
+
+static unsigned long mx_unlinks;
+
+/* Delete every key of child @c of the top node: the child is emptied and
+ * unlinked, its entry in the top node becomes a tombstone. */
+static void mx_delete_child(unsigned int c)
+{
+	void *top = rcu_dereference(tree.rnode);
+	unsigned int before = mx_children();
+	unsigned long first = mx_first[c], last = mx_last[c];
+	size_t pos;
+
+	while ((pos = model_lower_bound(&m, first)) < m.n && m.e[pos].key <= last)
+		cw_delete(m.e[pos].key);
+	cr_assert_eq(rcu_dereference(tree.rnode), top, "the top node was replaced");
+	cr_assert_eq(mx_children(), before - 1, "the child [%#lx, %#lx] is still linked", first,
+		     last);
+}
+
+/* A walk (tag 0 if @tagged) visits @slot: it must be the next key the
+ * model holds; at the end of a run in the top node, maybe delete a whole
+ * child ahead (the nearest one, or any). */
+static void mx_visit(struct radix_tree_iter *iter, void **slot, int tag, bool *first,
+		     unsigned long *prev)
+{
+	size_t pos = model_next_tagged(model_lower_bound(&m, *first ? cw_start : *prev + 1), tag);
+	void *top = rcu_dereference(tree.rnode);
+	unsigned int nr;
+	int near = -1;
+
+	cr_assert_lt(pos, m.n, "the walk from %#lx visits %#lx, no key is left", cw_start,
+		     iter->index);
+	cr_assert_eq(iter->index, m.e[pos].key, "the walk from %#lx visits %#lx after %#lx, "
+		     "expected %#lx", cw_start, iter->index, *prev, m.e[pos].key);
+	cr_assert_eq(rcu_dereference(*slot), m.e[pos].item, "the item at %#lx", iter->index);
+	*first = false;
+	*prev = iter->index;
+	if (slot + 1 != iter->run_end || !iter->parent || !rt_entry_compact(iter->parent) ||
+	    rt_entry_cnode(iter->parent) != rt_entry_cnode(top) || cw_rand(2))
+		return;
+	/* The nearest child ahead, or (one time in three) any child ahead:
+	 * the entries of a node sit in key order only after a copy. */
+	nr = mx_children();
+	for (unsigned int c = 0; c < nr; c++)
+		if (mx_first[c] > iter->index && (near < 0 || mx_first[c] < mx_first[near]))
+			near = (int)c;
+	if (near < 0)
+		return;
+	if (cw_rand(3) == 0) {
+		unsigned int c = (unsigned int)cw_rand(nr);
+
+		if (mx_first[c] > iter->index)
+			near = (int)c;
+	}
+	mx_delete_child((unsigned int)near);
+	mx_unlinks++;
+}
+
+/*
+ * cnode_walk_across_children_and_tombstones: guards a walk through a
+ * compact node whose entries are children and items, going on in that
+ * node after each run of its items, while the same thread, at the end of
+ * a run, deletes every key of a child ahead: the child is unlinked and its
+ * entry in the node becomes a tombstone, which the search from the next
+ * key meets (as the nearest entry ahead, or behind further entries).  The
+ * walk must visit the rest in order: each key is the smallest the model
+ * holds (bearing tag 0, tagged walks) above the previous one, and the walk
+ * ends after the last.
+ */
+Test(iter, cnode_walk_across_children_and_tombstones, .timeout = 120)
+{
+	t_rng_init(&cw_rng, "iter.cnode_children");
+	mx_unlinks = 0;
+	for (unsigned int round = 0; round < 40; round++) {
+		int tag = round % 2 ? 0 : -1;
+		unsigned long prev = 0;
+		struct radix_tree_iter iter;
+		bool first = true;
+		void **slot;
+
+		mx_fill();
+		cw_start = round % 4 < 2 ? 0 : MX_BLOCK + cw_rand(7 * MX_BLOCK);
+		urcu_memb_read_lock();
+		if (tag >= 0) {
+			radix_tree_for_each_tagged(slot, &tree, &iter, cw_start, 0)
+				mx_visit(&iter, slot, tag, &first, &prev);
+		} else {
+			radix_tree_for_each_slot(slot, &tree, &iter, cw_start)
+				mx_visit(&iter, slot, tag, &first, &prev);
+		}
+		urcu_memb_read_unlock();
+		cr_assert_eq(model_next_tagged(model_lower_bound(&m, first ? cw_start : prev + 1), tag),
+			     m.n, "the walk from %#lx ended after %#lx, before the last key",
+			     cw_start, prev);
+		t_verify(&tree);
+		check_walk(&m, PLAIN, 0, 0, 0, MAXW);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	fprintf(stderr, "iter.cnode_children: %lu children unlinked ahead of a walk\n", mx_unlinks);
+	cr_assert_gt(mx_unlinks, 0, "no child was unlinked ahead of a walk");
+	t_finish(&tree);
 }
