@@ -5,9 +5,10 @@
  * ULONG_MAX, holes at node boundaries, starts inside holes, early break,
  * invalid tags), walks compared with the model from random starts, walks
  * that resume every k items or delete every other item under the lock,
- * readers walking while a writer inserts, deletes and retags, and walks
- * that go on inside a compact node while the walking thread copies it,
- * leaves tombstones in it or unlinks its children.
+ * readers walking while a writer inserts, deletes and retags, walks that
+ * go on inside a compact node while the walking thread copies it, leaves
+ * tombstones in it or unlinks its children, and gang lookups in small
+ * batches that start inside compact nodes.
  */
 #include "helpers.h"
 #include "model.h"
@@ -1136,5 +1137,145 @@ Test(iter, cnode_walk_across_children_and_tombstones, .timeout = 120)
 	}
 	fprintf(stderr, "iter.cnode_children: %lu children unlinked ahead of a walk\n", mx_unlinks);
 	cr_assert_gt(mx_unlinks, 0, "no child was unlinked ahead of a walk");
+	t_finish(&tree);
+}
+
+/* ---- gang lookups that start inside a compact node ----------------------- */
+
+static void *g_items[8];
+static void **g_slots[8];
+static unsigned long g_indices[8];
+static unsigned long g_calls, g_mid;
+
+/*
+ * One gang call of up to @batch from @from (tag 0, or any if @tag < 0),
+ * through both the item and the slot variants: each must return exactly
+ * the model's next @batch keys from @from.  Returns how many, and in
+ * *@last the last key.
+ */
+static unsigned int gang_check(unsigned long from, unsigned int batch, int tag,
+			       unsigned long *last)
+{
+	size_t pos = model_next_tagged(model_lower_bound(&m, from), tag);
+	unsigned int n, ns, i;
+
+	urcu_memb_read_lock();
+	if (tag < 0) {
+		n = radix_tree_gang_lookup(&tree, g_items, from, batch);
+		ns = radix_tree_gang_lookup_slot(&tree, g_slots, g_indices, from, batch);
+	} else {
+		n = radix_tree_gang_lookup_tag(&tree, g_items, from, batch, (unsigned int)tag);
+		ns = radix_tree_gang_lookup_tag_slot(&tree, g_slots, from, batch, (unsigned int)tag);
+	}
+	cr_assert_eq(n, ns, "gang from %#lx: %u items, %u slots", from, n, ns);
+	for (i = 0; i < n; i++) {
+		cr_assert_lt(pos, m.n, "gang from %#lx (batch %u, tag %d): result %u is past the "
+			     "last key", from, batch, tag, i);
+		cr_assert_eq(g_items[i], m.e[pos].item, "gang from %#lx (batch %u, tag %d): "
+			     "result %u, expected the item of %#lx", from, batch, tag, i,
+			     m.e[pos].key);
+		cr_assert_eq(rcu_dereference(*g_slots[i]), m.e[pos].item);
+		if (tag < 0)
+			cr_assert_eq(g_indices[i], m.e[pos].key);
+		*last = m.e[pos].key;
+		pos = model_next_tagged(pos + 1, tag);
+	}
+	urcu_memb_read_unlock();
+	if (n < batch)
+		cr_assert_eq(pos, m.n, "gang from %#lx (batch %u, tag %d): %u results, the key "
+			     "%#lx was not returned", from, batch, tag, n, m.e[pos].key);
+	g_calls++;
+	return n;
+}
+
+/* A change between two gang calls, in the span of cw_fill(): an insert, a
+ * delete (a tombstone) or a tag change. */
+static void gang_edit_span(void)
+{
+	unsigned long r = cw_rand(CW_SPAN), key = cw_base + r;
+	struct model_entry *e = model_find(&m, key);
+
+	if (!e && m.n < CW_LIVE_MAX)
+		add(key, cw_rand(4) != 0);
+	else if (e && !cw_stable[r] && cw_rand(3))
+		cw_delete(key);
+	else if (e && !cw_stable[r])
+		cw_tag(key, !(e->tags & 1));
+}
+
+/* The same for the blocks of mx_fill(); now and then a whole child goes
+ * (its entry becomes a tombstone). */
+static void gang_edit_blocks(void)
+{
+	unsigned long key = MX_BLOCK + cw_rand(7 * MX_BLOCK);
+	struct model_entry *e = model_find(&m, key);
+	unsigned int nr;
+
+	if (cw_rand(8) == 0 && (nr = mx_children()) > 0) {
+		mx_delete_child((unsigned int)cw_rand(nr));
+		return;
+	}
+	if (!e)
+		add(key, cw_rand(4) != 0);
+	else if (cw_rand(3))
+		cw_delete(key);
+	else
+		cw_tag(key, !(e->tags & 1));
+}
+
+/*
+ * Chains of gang calls in batches of @batch: from @start, then each from
+ * the key after the last one returned, with @edit between two calls, until
+ * a call returns fewer than @batch or reaches ULONG_MAX.
+ */
+static void gang_chain(unsigned long start, unsigned int batch, int tag, void (*edit)(void))
+{
+	unsigned long from = start, last = 0;
+
+	while (gang_check(from, batch, tag, &last) == batch && last != ULONG_MAX) {
+		from = last + 1;
+		g_mid++;
+		edit();
+	}
+	t_verify(&tree);
+}
+
+static const unsigned int gang_batches[] = { 1, 2, 3, 7 };
+
+/*
+ * cnode_gang_lookups_resume_mid_node: guards gang lookups (items and
+ * slots, plain and tag 0) in small batches, each starting where the last
+ * one ended, inside a compact node that changes between two calls: keys
+ * appended (until the node is copied), deleted (tombstones, ahead of the
+ * next start or behind it), retagged; in a node of children and items, a
+ * whole child deleted.  So a call starts in the middle of a node, from a
+ * key, a tombstone, a hole or a child's range, and its run may end at the
+ * batch's end.  Each call must return exactly the model's next keys.
+ */
+Test(iter, cnode_gang_lookups_resume_mid_node, .timeout = 120)
+{
+	t_rng_init(&cw_rng, "iter.cnode_gang");
+	g_calls = g_mid = 0;
+	for (size_t b = 0; b < sizeof(cw_bases) / sizeof(cw_bases[0]); b++) {
+		cw_fill(cw_bases[b]);
+		for (size_t i = 0; i < 8 * sizeof(gang_batches) / sizeof(gang_batches[0]); i++) {
+			unsigned long start = i % 8 < 2 ? cw_base : cw_base + cw_rand(CW_SPAN);
+
+			cw_check_shape();
+			gang_chain(start, gang_batches[i / 8], i % 2 ? 0 : -1, gang_edit_span);
+		}
+		model_free(&m);
+		t_empty(&tree);
+	}
+	for (size_t i = 0; i < 8 * sizeof(gang_batches) / sizeof(gang_batches[0]); i++) {
+		mx_fill();
+		gang_chain(i % 8 < 2 ? 0 : MX_BLOCK + cw_rand(7 * MX_BLOCK), gang_batches[i / 8],
+			   i % 2 ? 0 : -1, gang_edit_blocks);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	fprintf(stderr, "iter.cnode_gang: %lu gang calls, %lu starting after a full batch\n",
+		g_calls, g_mid);
+	cr_assert_gt(g_mid, 0);
 	t_finish(&tree);
 }
