@@ -4,13 +4,17 @@
  * iter_resume and iter_delete: edge cases (empty tree, keys 0 and
  * ULONG_MAX, holes at node boundaries, starts inside holes, early break,
  * invalid tags), walks compared with the model from random starts, walks
- * that resume every k items or delete every other item under the lock, and
- * readers walking while a writer inserts, deletes and retags.
+ * that resume every k items or delete every other item under the lock,
+ * readers walking while a writer inserts, deletes and retags, walks that
+ * go on inside a compact node while the walking thread copies it, leaves
+ * tombstones in it or unlinks its children, and gang lookups in small
+ * batches that start inside compact nodes.
  */
 #include "helpers.h"
 #include "model.h"
 
 #include <errno.h>
+#include <string.h>
 
 T_SUITE(iter);
 
@@ -644,5 +648,634 @@ Test(iter, readers_walk_while_a_writer_reshapes, .timeout = 120)
 	fprintf(stderr, "%lu walks during the writer's operations\n", walks_during);
 	t_verify(&tree);
 	urcu_memb_barrier();
+	t_finish(&tree);
+}
+
+/* ---- walks that go on inside a compact node ------------------------------ */
+
+/*
+ * A chunk found in a compact node is a run of consecutive keys in
+ * consecutive entries; the next chunk is searched for in that same node
+ * (iter.parent) unless it was copied meanwhile (dead).  The walks below
+ * run inside one read-side section and change the tree between the items
+ * they visit: a urcu-memb writer may run inside a read-side section, since
+ * it takes the tree lock and never waits for a grace period.  The walker
+ * never changes a key of the rest of its current chunk (after iter.index,
+ * below iter.next_index): the chunk is what the walk found, and a slot of
+ * it may read NULL only if the chunk's compact node was copied since.
+ *
+ * The keys: a span of CW_SPAN keys from a base.  Base 0 makes a compact
+ * leaf (64-slot build) or a compact level-1 node holding the items itself
+ * (8-slot build, which has no compact leaves: the top node is built for
+ * key 63 first); the other bases put the items in a compact node above the
+ * leaves in both builds, with 2-, 4- and 8-byte suffixes, the last span
+ * ending at ULONG_MAX.
+ */
+#define CW_SPAN 64UL
+/* At most this many keys of the span at once: fewer than the 55 entries
+ * that make a 64-slot leaf a full node. */
+#define CW_LIVE_MAX 48U
+
+static const unsigned long cw_bases[] = {
+	0, 1000, 1UL << 20, 1UL << 40, ULONG_MAX - CW_SPAN + 1,
+};
+
+static struct t_rng cw_rng;
+static unsigned long cw_base;
+static unsigned long cw_start;    /* the current walk's first key */
+/* Per key of the span (index: key - cw_base). */
+static bool cw_stable[CW_SPAN];   /* never deleted, tag 0 never changed */
+static bool cw_present0[CW_SPAN]; /* present when the walk began */
+static bool cw_tagged0[CW_SPAN];  /* tagged (tag 0) when the walk began */
+static bool cw_deleted[CW_SPAN];  /* deleted during the walk */
+static bool cw_untagged[CW_SPAN]; /* tag 0 cleared during the walk */
+static unsigned int cw_visits[CW_SPAN];
+
+/* What the walks did: each test requires the interleavings it guards to
+ * have happened. */
+static struct {
+	unsigned long deaths;       /* the run's compact node copied under the walk */
+	unsigned long nulls;        /* chunk slots read NULL (node copied mid-run) */
+	unsigned long tombs_ahead;  /* keys ahead deleted from the walk's live node */
+	unsigned long reappends;    /* keys ahead deleted, then appended again */
+	unsigned long untags_ahead; /* tag 0 cleared on keys ahead */
+} cw_n;
+
+static unsigned long cw_rand(unsigned long n)
+{
+	return t_rand_below(&cw_rng, n);
+}
+
+static void cw_delete(unsigned long key)
+{
+	void *item = model_delete(&m, key);
+
+	cr_assert_not_null(item);
+	cr_assert_eq(radix_tree_delete(&tree, key), item, "delete(%#lx)", key);
+	/* The walker may still hold it: freed after its read-side section. */
+	titem_free_rcu(&urcu_memb_flavor, item);
+}
+
+static void cw_tag(unsigned long key, bool set)
+{
+	struct model_entry *e = model_find(&m, key);
+
+	if (set) {
+		radix_tree_tag_set(&tree, key, 0);
+		e->tags |= 1;
+	} else {
+		radix_tree_tag_clear(&tree, key, 0);
+		e->tags &= ~1UL;
+	}
+}
+
+/* The items and the children a compact node holds now. */
+static void cnode_census(const void *entry, unsigned int *items, unsigned int *children)
+{
+	unsigned int n, i;
+	void **slots = rt_entry_slots(entry, &n);
+
+	*items = *children = 0;
+	for (i = 0; i < n; i++) {
+		void *e = rcu_dereference(slots[i]);
+
+		if (e && rt_is_internal(e))
+			(*children)++;
+		else if (e)
+			(*items)++;
+	}
+}
+
+/* Fill the span from @base: its last key (stable) first, then about half
+ * the others, half of those stable, each tagged with probability 3/4 (runs
+ * of tagged keys). */
+static void cw_fill(unsigned long base)
+{
+	cw_base = base;
+	model_init(&m);
+	memset(cw_stable, 0, sizeof(cw_stable));
+	for (unsigned long r = CW_SPAN; r-- > 0;) {
+		if (r != CW_SPAN - 1 && cw_rand(2))
+			continue;
+		cw_stable[r] = r == CW_SPAN - 1 || cw_rand(2);
+		add(base + r, cw_rand(4) != 0);
+	}
+}
+
+/* The span's keys are the items of one compact node: the top one. */
+static void cw_check_shape(void)
+{
+	void *top = rcu_dereference(tree.rnode);
+	unsigned int items, children;
+
+	cr_assert(top && rt_is_internal(top) && rt_entry_compact(top),
+		  "base %#lx: the top node is not a compact node", cw_base);
+	cnode_census(top, &items, &children);
+	cr_assert_eq(children, 0, "base %#lx: the top node has children", cw_base);
+	cr_assert_eq(items, m.n, "base %#lx: the top node holds %u items of %zu", cw_base, items,
+		     m.n);
+}
+
+/*
+ * Between two items of a walk at @iter: one to four changes to keys of the
+ * span outside the rest of the current chunk.  Mostly inserts (they fill
+ * the node until it is copied, positions being never reused); deletes
+ * (tombstones) and tag changes of keys that are not stable.
+ */
+static void cw_edit(const struct radix_tree_iter *iter)
+{
+	unsigned long cur = iter->index - cw_base;
+	unsigned long end = iter->next_index ? iter->next_index - cw_base : ULONG_MAX;
+	void *node = iter->parent && rt_entry_compact(iter->parent) ? iter->parent : NULL;
+	bool alive = node && !rt_cnode_dead_rcu(rt_entry_cnode(node));
+
+	for (unsigned long edits = 1 + cw_rand(4); edits > 0; edits--) {
+		unsigned long r = cw_rand(CW_SPAN), key = cw_base + r;
+		struct model_entry *e = model_find(&m, key);
+		bool ahead = r > cur, live = alive && !rt_cnode_dead_rcu(rt_entry_cnode(node));
+
+		if (ahead && r < end)
+			continue;  /* a key of the current chunk */
+		if (!e && m.n < CW_LIVE_MAX) {
+			unsigned long appends = rt_transitions[RT_TR_APPEND];
+
+			add(key, cw_rand(4) != 0);
+			if (ahead && live && cw_deleted[r] && rt_transitions[RT_TR_APPEND] > appends)
+				cw_n.reappends++;
+		} else if (e && !cw_stable[r]) {
+			if (cw_rand(3)) {
+				cw_delete(key);
+				cw_deleted[r] = true;
+				cw_n.tombs_ahead += ahead && live;
+			} else if (e->tags & 1) {
+				cw_tag(key, false);
+				cw_untagged[r] = true;
+				cw_n.untags_ahead += ahead;
+			} else {
+				cw_tag(key, true);
+			}
+		}
+	}
+	if (alive && rt_cnode_dead_rcu(rt_entry_cnode(node)))
+		cw_n.deaths++;
+}
+
+enum cw_when { CW_AT_RUN_ENDS, CW_ANYWHERE };
+
+/* The walk visits @slot, key iter->index: check it, then change the tree
+ * (at the end of each run, or after every item). */
+static void cw_visit(struct radix_tree_iter *iter, void **slot, bool tagged, enum cw_when when,
+		     bool *first, unsigned long *prev)
+{
+	unsigned long key = iter->index, r = key - cw_base;
+	void *item = rcu_dereference(*slot);
+	struct model_entry *e;
+
+	cr_assert(key >= cw_base && r < CW_SPAN, "the walk visits %#lx, outside the span", key);
+	cr_assert(*first ? key >= cw_start : key > *prev, "the walk from %#lx visits %#lx after %#lx",
+		  cw_start, key, *prev);
+	*first = false;
+	*prev = key;
+	if (!item) {
+		/* Only a copy of the run's compact node empties a slot of the
+		 * chunk: the key is looked up again. */
+		cr_assert_eq(when, CW_ANYWHERE, "%#lx: a slot of a run reads NULL, no change "
+			     "was made inside the run", key);
+		cr_assert(iter->parent && rt_entry_compact(iter->parent) &&
+			  rt_cnode_dead_rcu(rt_entry_cnode(iter->parent)),
+			  "%#lx: the slot reads NULL and its node is not dead", key);
+		cw_n.nulls++;
+		item = radix_tree_lookup(&tree, key);
+	}
+	e = model_find(&m, key);
+	cr_assert(e, "the walk visits %#lx, which the tree does not hold", key);
+	cr_assert_eq(item, e->item, "%#lx: the walk reads %p, the key holds %p", key, item,
+		     e->item);
+	cr_assert(!tagged || (e->tags & 1), "the tagged walk visits %#lx, untagged", key);
+	cr_assert_eq(++cw_visits[r], 1, "the walk visits %#lx twice", key);
+	if (when == CW_ANYWHERE || slot + 1 == iter->run_end)
+		cw_edit(iter);
+}
+
+/*
+ * One walk of the span from @start (tag 0 if @tagged), changing the tree
+ * @when; then every key present (tagged) throughout from @start on must
+ * have been visited, and the tree must match the model.
+ */
+static void cw_walk(unsigned long start, bool tagged, enum cw_when when)
+{
+	struct radix_tree_iter iter;
+	unsigned long prev = 0;
+	bool first = true;
+	void **slot;
+
+	cw_check_shape();
+	cw_start = start;
+	memset(cw_visits, 0, sizeof(cw_visits));
+	memset(cw_deleted, 0, sizeof(cw_deleted));
+	memset(cw_untagged, 0, sizeof(cw_untagged));
+	for (unsigned long r = 0; r < CW_SPAN; r++) {
+		struct model_entry *e = model_find(&m, cw_base + r);
+
+		cw_present0[r] = e != NULL;
+		cw_tagged0[r] = e && (e->tags & 1);
+	}
+	urcu_memb_read_lock();
+	if (tagged) {
+		radix_tree_for_each_tagged(slot, &tree, &iter, start, 0)
+			cw_visit(&iter, slot, true, when, &first, &prev);
+	} else {
+		radix_tree_for_each_slot(slot, &tree, &iter, start)
+			cw_visit(&iter, slot, false, when, &first, &prev);
+	}
+	urcu_memb_read_unlock();
+	for (unsigned long r = start - cw_base; r < CW_SPAN; r++) {
+		bool throughout = cw_present0[r] && !cw_deleted[r] &&
+				  (!tagged || (cw_tagged0[r] && !cw_untagged[r]));
+
+		if (throughout)
+			cr_assert_eq(cw_visits[r], 1, "%#lx, present%s throughout, visited %u times",
+				     cw_base + r, tagged ? " and tagged" : "", cw_visits[r]);
+	}
+	check_walk(&m, PLAIN, cw_base, 0, 0, MAXW);
+	check_walk(&m, TAGGED, cw_base, 0, 0, MAXW);
+}
+
+static void cw_run(const char *what, bool tagged)
+{
+	t_rng_init(&cw_rng, what);
+	memset(&cw_n, 0, sizeof(cw_n));
+	for (size_t b = 0; b < sizeof(cw_bases) / sizeof(cw_bases[0]); b++) {
+		cw_fill(cw_bases[b]);
+		for (unsigned int w = 0; w < 60; w++) {
+			unsigned long start = w % 4 == 3 ? cw_base + cw_rand(CW_SPAN) : cw_base;
+
+			cw_walk(start, tagged, w % 2 ? CW_ANYWHERE : CW_AT_RUN_ENDS);
+		}
+		t_verify(&tree);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	fprintf(stderr, "%s: %lu nodes copied under the walk, %lu slots read NULL, %lu keys "
+		"deleted ahead (%lu appended again), %lu tags cleared ahead\n", what, cw_n.deaths,
+		cw_n.nulls, cw_n.tombs_ahead, cw_n.reappends, cw_n.untags_ahead);
+	cr_assert_gt(cw_n.deaths, 0, "no walk saw its node copied");
+	cr_assert_gt(cw_n.nulls, 0, "no walk read a slot emptied by a copy");
+	cr_assert_gt(cw_n.tombs_ahead, 0, "no walk met a tombstone ahead");
+	cr_assert_gt(cw_n.reappends, 0, "no key ahead was deleted and appended again");
+	if (tagged)
+		cr_assert_gt(cw_n.untags_ahead, 0, "no tag was cleared ahead of a walk");
+	t_finish(&tree);
+}
+
+/*
+ * cnode_walk_*: guard a walk that goes on searching in the compact node of
+ * its last run while the same thread, between chunks, inserts into that
+ * node until it is copied (dead: its item slots read NULL), several times,
+ * and deletes keys not yet visited (tombstones, the key possibly appended
+ * again at a later position).  Interleavings: the node copied between two
+ * runs (the next search must start again from the root, where the copy
+ * is); copied in the middle of a run (the run's remaining slots read NULL,
+ * then the next search starts from the root); a tombstone or a key
+ * appended again ahead of the walk in a live node (the search in the node
+ * must pass the tombstone and find the key's live entry).  Every key
+ * present throughout is visited exactly once, in ascending order, and
+ * reads its item; a key inserted during the walk at most once; a key
+ * deleted never after its deletion.
+ */
+Test(iter, cnode_walk_while_the_node_is_copied_and_tombstoned, .timeout = 120)
+{
+	cw_run("iter.cnode_walk", false);
+}
+
+/*
+ * The same for a tagged walk (tag 0), with tag 0 also set and cleared on
+ * keys not yet visited: a key whose tag is cleared before the walk reaches
+ * it must not be visited, a key tagged throughout must be, once.
+ */
+Test(iter, cnode_tagged_walk_while_the_node_is_copied_and_retagged, .timeout = 120)
+{
+	cw_run("iter.cnode_tagged_walk", true);
+}
+
+/* ---- a compact node holding children and items --------------------------- */
+
+/*
+ * Keys in blocks of MX_BLOCK: a digit of a level-1 node (64-slot build) or
+ * of a level-2 node (8-slot build).  Dense blocks 1, 3, 5 and 7 get 24 keys
+ * each, inserted first, block by block; sparse blocks 2, 4 and 6 get eight
+ * keys each, in runs.  The top node holds 64 entries at most: as it
+ * overflows it moves the items of its largest block into a new child, so
+ * it ends up holding children (dense blocks) and items (sparse blocks).
+ */
+#define MX_BLOCK 64UL
+
+/* The children of the top compact node: first and last key of each. */
+static unsigned long mx_first[RT_C_MAX_ENTRIES], mx_last[RT_C_MAX_ENTRIES];
+
+static unsigned int mx_children(void)
+{
+	void *top = rcu_dereference(tree.rnode);
+	unsigned int n, i, nr = 0;
+	void **slots;
+
+	cr_assert(top && rt_is_internal(top) && rt_entry_compact(top),
+		  "the top node is not a compact node");
+	slots = rt_entry_slots(top, &n);
+	for (i = 0; i < n; i++) {
+		void *e = rcu_dereference(slots[i]);
+		unsigned long sfx = rt_sfx_get(rt_entry_cnode(top), rt_sfx_width(rt_entry_level(top)), i);
+
+		if (!e || !rt_is_internal(e))
+			continue;
+		/* The top node's keys start at 0. */
+		mx_first[nr] = sfx & ~rt_level_maxindex(rt_entry_level(e));
+		mx_last[nr] = sfx | rt_level_maxindex(rt_entry_level(e));
+		nr++;
+	}
+	return nr;
+}
+
+static void mx_fill(void)
+{
+	static const unsigned int dense[] = { 1, 3, 5, 7 }, sparse[] = { 2, 4, 6 };
+	unsigned int items, children;
+
+	model_init(&m);
+	for (size_t d = 0; d < sizeof(dense) / sizeof(dense[0]); d++)
+		for (unsigned int n = 0; n < 24;) {
+			unsigned long key = dense[d] * MX_BLOCK + cw_rand(MX_BLOCK);
+
+			if (!model_find(&m, key)) {
+				add(key, cw_rand(4) != 0);
+				n++;
+			}
+		}
+	for (size_t d = 0; d < sizeof(sparse) / sizeof(sparse[0]); d++)
+		for (unsigned int n = 0; n < 8;) {
+			unsigned long key = sparse[d] * MX_BLOCK + cw_rand(MX_BLOCK - 3);
+
+			for (unsigned long len = 1 + cw_rand(3); len > 0 && n < 8; len--, key++)
+				if (!model_find(&m, key)) {
+					add(key, cw_rand(4) != 0);
+					n++;
+				}
+		}
+	cnode_census(rcu_dereference(tree.rnode), &items, &children);
+	cr_assert_geq(children, 2, "the top node has %u children", children);
+	cr_assert_geq(items, 8, "the top node holds %u items", items);
+	cr_assert_eq(mx_children(), children);
+	t_verify(&tree);
+}
+
+/* The position of the first model key from @pos on that bears @tag (any
+ * tag if @tag < 0). */
+static size_t model_next_tagged(size_t pos, int tag)
+{
+	while (pos < m.n && tag >= 0 && !((m.e[pos].tags >> tag) & 1))
+		pos++;
+	return pos;
+}
+
+static unsigned long mx_unlinks;
+
+/* Delete every key of child @c of the top node: the child is emptied and
+ * unlinked, its entry in the top node becomes a tombstone. */
+static void mx_delete_child(unsigned int c)
+{
+	void *top = rcu_dereference(tree.rnode);
+	unsigned int before = mx_children();
+	unsigned long first = mx_first[c], last = mx_last[c];
+	size_t pos;
+
+	while ((pos = model_lower_bound(&m, first)) < m.n && m.e[pos].key <= last)
+		cw_delete(m.e[pos].key);
+	cr_assert_eq(rcu_dereference(tree.rnode), top, "the top node was replaced");
+	cr_assert_eq(mx_children(), before - 1, "the child [%#lx, %#lx] is still linked", first,
+		     last);
+}
+
+/* A walk (tag 0 if @tagged) visits @slot: it must be the next key the
+ * model holds; at the end of a run in the top node, maybe delete a whole
+ * child ahead (the nearest one, or any). */
+static void mx_visit(struct radix_tree_iter *iter, void **slot, int tag, bool *first,
+		     unsigned long *prev)
+{
+	size_t pos = model_next_tagged(model_lower_bound(&m, *first ? cw_start : *prev + 1), tag);
+	void *top = rcu_dereference(tree.rnode);
+	unsigned int nr;
+	int near = -1;
+
+	cr_assert_lt(pos, m.n, "the walk from %#lx visits %#lx, no key is left", cw_start,
+		     iter->index);
+	cr_assert_eq(iter->index, m.e[pos].key, "the walk from %#lx visits %#lx after %#lx, "
+		     "expected %#lx", cw_start, iter->index, *prev, m.e[pos].key);
+	cr_assert_eq(rcu_dereference(*slot), m.e[pos].item, "the item at %#lx", iter->index);
+	*first = false;
+	*prev = iter->index;
+	if (slot + 1 != iter->run_end || !iter->parent || !rt_entry_compact(iter->parent) ||
+	    rt_entry_cnode(iter->parent) != rt_entry_cnode(top) || cw_rand(2))
+		return;
+	/* The nearest child ahead, or (one time in three) any child ahead:
+	 * the entries of a node sit in key order only after a copy. */
+	nr = mx_children();
+	for (unsigned int c = 0; c < nr; c++)
+		if (mx_first[c] > iter->index && (near < 0 || mx_first[c] < mx_first[near]))
+			near = (int)c;
+	if (near < 0)
+		return;
+	if (cw_rand(3) == 0) {
+		unsigned int c = (unsigned int)cw_rand(nr);
+
+		if (mx_first[c] > iter->index)
+			near = (int)c;
+	}
+	mx_delete_child((unsigned int)near);
+	mx_unlinks++;
+}
+
+/*
+ * cnode_walk_across_children_and_tombstones: guards a walk through a
+ * compact node whose entries are children and items, going on in that
+ * node after each run of its items, while the same thread, at the end of
+ * a run, deletes every key of a child ahead: the child is unlinked and its
+ * entry in the node becomes a tombstone, which the search from the next
+ * key meets (as the nearest entry ahead, or behind further entries).  The
+ * walk must visit the rest in order: each key is the smallest the model
+ * holds (bearing tag 0, tagged walks) above the previous one, and the walk
+ * ends after the last.
+ */
+Test(iter, cnode_walk_across_children_and_tombstones, .timeout = 120)
+{
+	t_rng_init(&cw_rng, "iter.cnode_children");
+	mx_unlinks = 0;
+	for (unsigned int round = 0; round < 40; round++) {
+		int tag = round % 2 ? 0 : -1;
+		unsigned long prev = 0;
+		struct radix_tree_iter iter;
+		bool first = true;
+		void **slot;
+
+		mx_fill();
+		cw_start = round % 4 < 2 ? 0 : MX_BLOCK + cw_rand(7 * MX_BLOCK);
+		urcu_memb_read_lock();
+		if (tag >= 0) {
+			radix_tree_for_each_tagged(slot, &tree, &iter, cw_start, 0)
+				mx_visit(&iter, slot, tag, &first, &prev);
+		} else {
+			radix_tree_for_each_slot(slot, &tree, &iter, cw_start)
+				mx_visit(&iter, slot, tag, &first, &prev);
+		}
+		urcu_memb_read_unlock();
+		cr_assert_eq(model_next_tagged(model_lower_bound(&m, first ? cw_start : prev + 1), tag),
+			     m.n, "the walk from %#lx ended after %#lx, before the last key",
+			     cw_start, prev);
+		t_verify(&tree);
+		check_walk(&m, PLAIN, 0, 0, 0, MAXW);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	fprintf(stderr, "iter.cnode_children: %lu children unlinked ahead of a walk\n", mx_unlinks);
+	cr_assert_gt(mx_unlinks, 0, "no child was unlinked ahead of a walk");
+	t_finish(&tree);
+}
+
+/* ---- gang lookups that start inside a compact node ----------------------- */
+
+static void *g_items[8];
+static void **g_slots[8];
+static unsigned long g_indices[8];
+static unsigned long g_calls, g_mid;
+
+/*
+ * One gang call of up to @batch from @from (tag 0, or any if @tag < 0),
+ * through both the item and the slot variants: each must return exactly
+ * the model's next @batch keys from @from.  Returns how many, and in
+ * *@last the last key.
+ */
+static unsigned int gang_check(unsigned long from, unsigned int batch, int tag,
+			       unsigned long *last)
+{
+	size_t pos = model_next_tagged(model_lower_bound(&m, from), tag);
+	unsigned int n, ns, i;
+
+	urcu_memb_read_lock();
+	if (tag < 0) {
+		n = radix_tree_gang_lookup(&tree, g_items, from, batch);
+		ns = radix_tree_gang_lookup_slot(&tree, g_slots, g_indices, from, batch);
+	} else {
+		n = radix_tree_gang_lookup_tag(&tree, g_items, from, batch, (unsigned int)tag);
+		ns = radix_tree_gang_lookup_tag_slot(&tree, g_slots, from, batch, (unsigned int)tag);
+	}
+	cr_assert_eq(n, ns, "gang from %#lx: %u items, %u slots", from, n, ns);
+	for (i = 0; i < n; i++) {
+		cr_assert_lt(pos, m.n, "gang from %#lx (batch %u, tag %d): result %u is past the "
+			     "last key", from, batch, tag, i);
+		cr_assert_eq(g_items[i], m.e[pos].item, "gang from %#lx (batch %u, tag %d): "
+			     "result %u, expected the item of %#lx", from, batch, tag, i,
+			     m.e[pos].key);
+		cr_assert_eq(rcu_dereference(*g_slots[i]), m.e[pos].item);
+		if (tag < 0)
+			cr_assert_eq(g_indices[i], m.e[pos].key);
+		*last = m.e[pos].key;
+		pos = model_next_tagged(pos + 1, tag);
+	}
+	urcu_memb_read_unlock();
+	if (n < batch)
+		cr_assert_eq(pos, m.n, "gang from %#lx (batch %u, tag %d): %u results, the key "
+			     "%#lx was not returned", from, batch, tag, n, m.e[pos].key);
+	g_calls++;
+	return n;
+}
+
+/* A change between two gang calls, in the span of cw_fill(): an insert, a
+ * delete (a tombstone) or a tag change. */
+static void gang_edit_span(void)
+{
+	unsigned long r = cw_rand(CW_SPAN), key = cw_base + r;
+	struct model_entry *e = model_find(&m, key);
+
+	if (!e && m.n < CW_LIVE_MAX)
+		add(key, cw_rand(4) != 0);
+	else if (e && !cw_stable[r] && cw_rand(3))
+		cw_delete(key);
+	else if (e && !cw_stable[r])
+		cw_tag(key, !(e->tags & 1));
+}
+
+/* The same for the blocks of mx_fill(); now and then a whole child goes
+ * (its entry becomes a tombstone). */
+static void gang_edit_blocks(void)
+{
+	unsigned long key = MX_BLOCK + cw_rand(7 * MX_BLOCK);
+	struct model_entry *e = model_find(&m, key);
+	unsigned int nr;
+
+	if (cw_rand(8) == 0 && (nr = mx_children()) > 0) {
+		mx_delete_child((unsigned int)cw_rand(nr));
+		return;
+	}
+	if (!e)
+		add(key, cw_rand(4) != 0);
+	else if (cw_rand(3))
+		cw_delete(key);
+	else
+		cw_tag(key, !(e->tags & 1));
+}
+
+/*
+ * Chains of gang calls in batches of @batch: from @start, then each from
+ * the key after the last one returned, with @edit between two calls, until
+ * a call returns fewer than @batch or reaches ULONG_MAX.
+ */
+static void gang_chain(unsigned long start, unsigned int batch, int tag, void (*edit)(void))
+{
+	unsigned long from = start, last = 0;
+
+	while (gang_check(from, batch, tag, &last) == batch && last != ULONG_MAX) {
+		from = last + 1;
+		g_mid++;
+		edit();
+	}
+	t_verify(&tree);
+}
+
+static const unsigned int gang_batches[] = { 1, 2, 3, 7 };
+
+/*
+ * cnode_gang_lookups_resume_mid_node: guards gang lookups (items and
+ * slots, plain and tag 0) in small batches, each starting where the last
+ * one ended, inside a compact node that changes between two calls: keys
+ * appended (until the node is copied), deleted (tombstones, ahead of the
+ * next start or behind it), retagged; in a node of children and items, a
+ * whole child deleted.  So a call starts in the middle of a node, from a
+ * key, a tombstone, a hole or a child's range, and its run may end at the
+ * batch's end.  Each call must return exactly the model's next keys.
+ */
+Test(iter, cnode_gang_lookups_resume_mid_node, .timeout = 120)
+{
+	t_rng_init(&cw_rng, "iter.cnode_gang");
+	g_calls = g_mid = 0;
+	for (size_t b = 0; b < sizeof(cw_bases) / sizeof(cw_bases[0]); b++) {
+		cw_fill(cw_bases[b]);
+		for (size_t i = 0; i < 8 * sizeof(gang_batches) / sizeof(gang_batches[0]); i++) {
+			unsigned long start = i % 8 < 2 ? cw_base : cw_base + cw_rand(CW_SPAN);
+
+			cw_check_shape();
+			gang_chain(start, gang_batches[i / 8], i % 2 ? 0 : -1, gang_edit_span);
+		}
+		model_free(&m);
+		t_empty(&tree);
+	}
+	for (size_t i = 0; i < 8 * sizeof(gang_batches) / sizeof(gang_batches[0]); i++) {
+		mx_fill();
+		gang_chain(i % 8 < 2 ? 0 : MX_BLOCK + cw_rand(7 * MX_BLOCK), gang_batches[i / 8],
+			   i % 2 ? 0 : -1, gang_edit_blocks);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	fprintf(stderr, "iter.cnode_gang: %lu gang calls, %lu starting after a full batch\n",
+		g_calls, g_mid);
+	cr_assert_gt(g_mid, 0);
 	t_finish(&tree);
 }
