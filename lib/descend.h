@@ -66,71 +66,132 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 }
 
 /*
- * The positions below @n of C node @node whose suffix (width @w), masked
- * with @mask, is @value: a bitmap, bit i for position i.  Sixteen entries
- * at a time where SSE2 is there, as long as the sixteen lie inside the
- * node (the bytes after the last entry are other arrays of the node, read
- * and masked off); the rest one by one.
+ * Matching suffixes: for the positions below @n of C node @node, the
+ * bitmaps (bit i: position i) of the suffixes equal to @value (*@exact)
+ * and of those equal to it under @mask (*@masked).  Sixteen entries at a
+ * time where SSE2 is there, for blocks at least half used and lying
+ * inside the node (the bytes after the last entry are other arrays of the
+ * node, read and masked off); the rest one by one.  One function per
+ * suffix width (8-byte suffixes: rt_cnode_find_w8()).
  */
-static inline unsigned long rt_sfx_match(const struct rt_cnode *node, unsigned int n,
-					 unsigned int w, unsigned long value, unsigned long mask)
+#ifdef __SSE2__
+/* Bitmaps of one block of sixteen 1-byte suffixes. */
+static inline __attribute__((always_inline)) void
+rt_sfx16_w1(const __m128i *v, __m128i want, __m128i mwant, __m128i mask, unsigned int *e,
+	    unsigned int *m)
 {
-	const unsigned char *p = node->data;
-	unsigned long bits = 0;
-	unsigned int i = 0;
+	__m128i x = _mm_loadu_si128(v);
+
+	*e = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(x, want));
+	*m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, mask), mwant));
+}
+
+static inline __attribute__((always_inline)) void
+rt_sfx16_w2(const __m128i *v, __m128i want, __m128i mwant, __m128i mask, unsigned int *e,
+	    unsigned int *m)
+{
+	__m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
+
+	*e = (unsigned int)_mm_movemask_epi8(
+		_mm_packs_epi16(_mm_cmpeq_epi16(a, want), _mm_cmpeq_epi16(b, want)));
+	*m = (unsigned int)_mm_movemask_epi8(
+		_mm_packs_epi16(_mm_cmpeq_epi16(_mm_and_si128(a, mask), mwant),
+				_mm_cmpeq_epi16(_mm_and_si128(b, mask), mwant)));
+}
+
+static inline __attribute__((always_inline)) void
+rt_sfx16_w4(const __m128i *v, __m128i want, __m128i mwant, __m128i mask, unsigned int *e,
+	    unsigned int *m)
+{
+	__m128i x[4], re[4], rm[4];
+
+	for (int j = 0; j < 4; j++) {
+		x[j] = _mm_loadu_si128(v + j);
+		re[j] = _mm_cmpeq_epi32(x[j], want);
+		rm[j] = _mm_cmpeq_epi32(_mm_and_si128(x[j], mask), mwant);
+	}
+	*e = (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(re[0], re[1]),
+							     _mm_packs_epi32(re[2], re[3])));
+	*m = (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(rm[0], rm[1]),
+							     _mm_packs_epi32(rm[2], rm[3])));
+}
+
+#endif
+
+#define RT_SFX_MATCH_FN(w, type, set1, sse)                                            \
+	static inline __attribute__((always_inline)) void rt_sfx_match_w##w(           \
+		const struct rt_cnode *node, unsigned int n, unsigned long value,      \
+		unsigned long mask, unsigned long *exact, unsigned long *masked)       \
+	{                                                                              \
+		const type *sfx = (const type *)(const void *)node->data;              \
+		unsigned long e = 0, m = 0;                                            \
+		unsigned int i = 0;                                                    \
+		RT_SFX_MATCH_SSE(w, type, set1, sse)                                   \
+		for (; i < n; i++) {                                                   \
+			e |= (unsigned long)(sfx[i] == (type)value) << i;              \
+			m |= (unsigned long)((sfx[i] & (type)mask) == (type)(value & mask)) \
+			     << i;                                                     \
+		}                                                                      \
+		*exact = e;                                                            \
+		*masked = m;                                                           \
+	}
 
 #ifdef __SSE2__
-	size_t room = rt_cnode_bytes(node) - RT_C_HEADER;  /* readable from p */
-
-	for (; i < n && (size_t)(i + 16) * w <= room; i += 16) {
-		const __m128i *v = (const __m128i *)(const void *)(p + (size_t)i * w);
-		unsigned long m;
-
-		switch (w) {
-		case 1: {
-			__m128i x = _mm_and_si128(_mm_loadu_si128(v), _mm_set1_epi8((char)mask));
-
-			m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)value)));
-			break;
-		}
-		case 2: {
-			__m128i k = _mm_set1_epi16((short)mask), want = _mm_set1_epi16((short)value);
-			__m128i a = _mm_cmpeq_epi16(_mm_and_si128(_mm_loadu_si128(v), k), want);
-			__m128i b = _mm_cmpeq_epi16(_mm_and_si128(_mm_loadu_si128(v + 1), k), want);
-
-			m = (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(a, b));
-			break;
-		}
-		case 4: {
-			__m128i k = _mm_set1_epi32((int)mask), want = _mm_set1_epi32((int)value), r[4];
-
-			for (int j = 0; j < 4; j++)
-				r[j] = _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128(v + j), k), want);
-			m = (unsigned int)_mm_movemask_epi8(
-				_mm_packs_epi16(_mm_packs_epi32(r[0], r[1]), _mm_packs_epi32(r[2], r[3])));
-			break;
-		}
-		default: {
-			__m128i k = _mm_set1_epi64x((long long)mask);
-			__m128i want = _mm_set1_epi64x((long long)value);
-
-			m = 0;
-			for (int j = 0; j < 8; j++) {
-				__m128i x = _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128(v + j), k), want);
-
-				/* Both halves of a 64-bit lane equal. */
-				x = _mm_and_si128(x, _mm_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1)));
-				m |= (unsigned long)_mm_movemask_pd(_mm_castsi128_pd(x)) << (2 * j);
-			}
-			break;
-		}
-		}
-		bits |= m << i;
+#define RT_SFX_MATCH_SSE(w, type, set1, sse)                                           \
+	{                                                                              \
+		size_t room = rt_cnode_bytes(node) - RT_C_HEADER;                      \
+		__m128i want = set1((type)value), k = set1((type)mask);                \
+		__m128i mwant = set1((type)(value & mask));                            \
+		for (; i + 8 <= n && (size_t)(i + 16) * w <= room; i += 16) {          \
+			unsigned int be, bm;                                           \
+			sse((const __m128i *)(const void *)(sfx + i), want, mwant, k, &be, &bm); \
+			e |= (unsigned long)be << i;                                   \
+			m |= (unsigned long)bm << i;                                   \
+		}                                                                      \
+		if (n < RT_BITS_PER_LONG) {                                            \
+			e &= (1UL << n) - 1;                                           \
+			m &= (1UL << n) - 1;                                           \
+		}                                                                      \
 	}
+#define RT_SET1_8(x) _mm_set1_epi8((char)(x))
+#define RT_SET1_16(x) _mm_set1_epi16((short)(x))
+#define RT_SET1_32(x) _mm_set1_epi32((int)(x))
+#else
+#define RT_SFX_MATCH_SSE(w, type, set1, sse)
 #endif
-	for (; i < n; i++)
-		bits |= (unsigned long)((rt_sfx_get(node, w, i) & mask) == value) << i;
-	return n < RT_BITS_PER_LONG ? bits & ((1UL << n) - 1) : bits;
+
+RT_SFX_MATCH_FN(1, uint8_t, RT_SET1_8, rt_sfx16_w1)
+RT_SFX_MATCH_FN(2, uint16_t, RT_SET1_16, rt_sfx16_w2)
+RT_SFX_MATCH_FN(4, uint32_t, RT_SET1_32, rt_sfx16_w4)
+
+/*
+ * rt_cnode_find() for 8-byte suffixes, one entry at a time: SSE2 has no
+ * 64-bit compare (two 32-bit compares and a shuffle per two entries cost
+ * what this loop does), and stopping at the first live candidate halves
+ * the scan on average.  The candidates are those of rt_cnode_find().
+ */
+static inline int rt_cnode_find_w8(const struct radix_tree_root *root,
+				   const struct rt_cnode *node, unsigned int n, unsigned long sfx,
+				   unsigned long mask, void **found)
+{
+	const uint64_t *sfxs = (const uint64_t *)(const void *)node->data;
+	const uint8_t *tags = rt_cnode_tags(node);
+	void **slots = rt_cnode_slots(node);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned long s = sfxs[i];
+		void *e;
+
+		if (s != sfx && (((s ^ sfx) & mask) || !rt_ctag_child(tags, i)))
+			continue;
+		e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
+		if (e) {
+			*found = e;
+			return (int)i;
+		}
+	}
+	return -1;
 }
 
 /*
@@ -139,21 +200,37 @@ static inline unsigned long rt_sfx_match(const struct rt_cnode *node, unsigned i
  * shares @sfx's digit; *@found gets the item or child entry as loaded.
  * Returns its position, or -1.  A reader (@root NULL) may meet a retired
  * node: -1 then means "check dead".
- * First the entries whose suffix is @sfx (an item, or a child stored with
- * that prefix), then the children (kind bits) that share its digit: live
- * entries never share a digit with a child, so at most one entry is live
- * among them all.  Only candidates' slots are loaded; a tombstone is
- * passed over (the key may have been appended again further on).
+ * The candidates, from one pass over the suffixes: the entries whose
+ * suffix is @sfx (an item, or a child stored with that prefix), then the
+ * children (kind bits) that share its digit; live entries never share a
+ * digit with a child, so at most one candidate is live.  Only candidates'
+ * slots are loaded; a tombstone is passed over (the key may have been
+ * appended again further on).
  */
 static inline int rt_cnode_find(const struct radix_tree_root *root, const struct rt_cnode *node,
 				unsigned int level, unsigned long sfx, void **found)
 {
-	unsigned int w = rt_sfx_width(level);
 	unsigned int n = root ? node->next : rt_cnode_next_rcu(node);
+	unsigned long mask = ~rt_level_maxindex(level ? level - 1 : 0), exact, digit;
 	void **slots = rt_cnode_slots(node);
-	unsigned long bits = rt_sfx_match(node, n, w, sfx, ~0UL);
 
-	for (int pass = 0; pass < 2; pass++) {
+	switch (rt_sfx_width(level)) {
+	case 1:
+		rt_sfx_match_w1(node, n, sfx, mask, &exact, &digit);
+		break;
+	case 2:
+		rt_sfx_match_w2(node, n, sfx, mask, &exact, &digit);
+		break;
+	case 4:
+		rt_sfx_match_w4(node, n, sfx, mask, &exact, &digit);
+		break;
+	default:
+		return rt_cnode_find_w8(root, node, n, sfx, mask, found);
+	}
+	/* A leaf holds items only. */
+	digit = level ? digit & ~exact & rt_ctag_bits(rt_cnode_tags(node), n, RT_CTAG_CHILD_BIT)
+		      : 0;
+	for (unsigned long bits = exact;; bits = digit, digit = 0) {
 		for (; bits; bits &= bits - 1) {
 			unsigned int i = (unsigned int)__builtin_ctzl(bits);
 			void *e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
@@ -163,13 +240,9 @@ static inline int rt_cnode_find(const struct radix_tree_root *root, const struct
 				return (int)i;
 			}
 		}
-		if (level == 0)
-			break;  /* a leaf holds items only */
-		bits = rt_sfx_match(node, n, w, sfx & ~rt_level_maxindex(level - 1),
-				    ~rt_level_maxindex(level - 1)) &
-		       rt_ctag_bits(rt_cnode_tags(node), n, RT_CTAG_CHILD_BIT);
+		if (!digit)
+			return -1;
 	}
-	return -1;
 }
 
 /* Does @index (suffix @sfx in its parent) lie under the child entry @child

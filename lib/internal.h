@@ -508,9 +508,10 @@ static inline size_t rt_entry_bytes(const void *entry)
  * shared one digit, that child is too full in turn and moves a group into
  * a grandchild (whose keys part at the child's level: no third time).  The
  * copy then holds one entry, the child and grandchild at most
- * RT_C_MAX_ENTRIES each.  Only a copy that holds no item can become a full
- * node with bridges (at most RT_F_MAX_BRIDGES), and the child and
- * grandchild hold items: one node of a plan at most has bridges.  The
+ * RT_C_MAX_ENTRIES each.  Only the copy can become a full node with
+ * bridges (at most RT_F_MAX_BRIDGES): the child and grandchild hold items
+ * and at most one child, and a node of items would need a bridge per item,
+ * which never pays (tree.c, rt_wants_full()).  The
  * reserve radix_tree_preload() fills holds one node of every size class
  * plus a second full node and a second largest node (RT_PRELOAD_SIZE
  * nodes): enough for any such three, since a compact node may take a

@@ -119,31 +119,39 @@ static unsigned int rt_ents_collect(const struct radix_tree_root *root,
 
 /*
  * Should @n entries at @level be a full node?  A leaf, once a compact node
- * would be as large.  Above the leaves, only if every entry is a child (a
- * full node has nowhere to keep items or prefixes):
- *  - all one level down, and RT_F_MIN_CHILDREN of them: a full node then
- *    costs at most a few hundred bytes more than a compact one, once per
- *    such node (one in 64 of the nodes below it when dense), and saves
- *    every lookup through it a scan of its entries;
- *  - some further down (compressed paths): each of those hangs from a
+ * would be as large.  Above the leaves:
+ *  - every entry a child one level down, RT_F_MIN_CHILDREN of them: a full
+ *    node then costs at most a few hundred bytes more than a compact one,
+ *    once per such node (one in 64 of the nodes below it when dense), and
+ *    saves every lookup through it a scan of its entries;
+ *  - otherwise, a full node has nowhere to keep items or prefixes: each
+ *    item, and each child further down (a compressed path), hangs from a
  *    bridge, a one-entry compact node one level down that keeps its
- *    prefix, at most RT_F_MAX_BRIDGES of them, and only when the full node
- *    and its bridges take no more memory than the compact node would.
+ *    suffix; at most RT_F_MAX_BRIDGES of them, no two items sharing a
+ *    digit (each bridge takes a slot of its own), and only when the full
+ *    node and its bridges take no more memory than the compact node would.
  */
 #define RT_F_MIN_CHILDREN 4U
 
-/* Children of @ents (at @level) that would need a bridge under a full
- * node, or UINT_MAX if an entry is an item. */
-static unsigned int rt_far_children(unsigned int level, const struct rt_ent *ents, unsigned int n)
+/* Entries of @ents (at @level) that would need a bridge under a full
+ * node, or UINT_MAX if two items share a digit. */
+static unsigned int rt_bridges_needed(unsigned int level, const struct rt_ent *ents,
+				      unsigned int n)
 {
-	unsigned int i, far = 0;
+	unsigned long item_digits = 0;
+	unsigned int i, bridges = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!rt_is_internal(ents[i].entry))
+		if (rt_is_internal(ents[i].entry)) {
+			bridges += rt_entry_level(ents[i].entry) != level - 1;
+			continue;
+		}
+		if (item_digits & (1UL << rt_offset(ents[i].sfx, level)))
 			return UINT_MAX;
-		far += rt_entry_level(ents[i].entry) != level - 1;
+		item_digits |= 1UL << rt_offset(ents[i].sfx, level);
+		bridges++;
 	}
-	return far;
+	return bridges;
 }
 
 /* Bytes of a bridge below a full node at @level. */
@@ -155,17 +163,15 @@ static size_t rt_bridge_bytes(unsigned int level)
 static bool rt_wants_full(unsigned int level, const struct rt_ent *ents, unsigned int n)
 {
 	size_t compact = rt_cnode_bytes_for(n, rt_sfx_width(level));
-	unsigned int far;
+	unsigned int bridges;
 
 	if (level == 0)
 		return compact >= sizeof(struct rt_node);
-	far = rt_far_children(level, ents, n);
-	if (far == UINT_MAX)
-		return false;
-	if (far == 0)
+	bridges = rt_bridges_needed(level, ents, n);
+	if (bridges == 0)
 		return n >= RT_F_MIN_CHILDREN || compact >= sizeof(struct rt_node);
-	return far <= RT_F_MAX_BRIDGES &&
-	       sizeof(struct rt_node) + far * rt_bridge_bytes(level) <= compact;
+	return bridges <= RT_F_MAX_BRIDGES &&
+	       sizeof(struct rt_node) + bridges * rt_bridge_bytes(level) <= compact;
 }
 
 /* Bytes of the node that will hold @ents at @level, with room for @room
@@ -211,9 +217,11 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 			unsigned int offset = rt_offset(ents[i].sfx, level);
 			void *entry = ents[i].entry;
 
-			if (level && rt_entry_level(entry) != level - 1) {
-				/* The child's prefix, read at the bridge's
-				 * level, is the bridge's one suffix. */
+			if (level && (!rt_is_internal(entry) ||
+				      rt_entry_level(entry) != level - 1)) {
+				/* The item's suffix, or the child's prefix,
+				 * read at the bridge's level, is the bridge's
+				 * one suffix. */
 				struct rt_ent bridge = { ents[i].sfx & rt_level_maxindex(level - 1),
 							 entry, ents[i].tags };
 
@@ -376,7 +384,7 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 
 		sizes[i] = rt_node_bytes_for(p->level, p->ents, p->n, p->room);
 		if (p->level && rt_wants_full(p->level, p->ents, p->n))
-			far = rt_far_children(p->level, p->ents, p->n);
+			far = rt_bridges_needed(p->level, p->ents, p->n);
 		rt_assert(nr + far <= RT_INSERT_MAX_NODES);
 		bridges_at[i] = nr;
 		while (far--)
