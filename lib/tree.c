@@ -86,7 +86,7 @@ struct rt_ent {
 /* Room for a node's live entries, one more, and a child replacing a group. */
 #define RT_ENTS_MAX (RT_C_MAX_ENTRIES + 2)
 
-static void rt_ents_sort(struct rt_ent *ents, unsigned int n)
+static void rt_ents_insertion_sort(struct rt_ent *ents, unsigned int n)
 {
 	unsigned int i, j;
 
@@ -97,6 +97,28 @@ static void rt_ents_sort(struct rt_ent *ents, unsigned int n)
 			ents[j] = ents[j - 1];
 		ents[j] = e;
 	}
+}
+
+/*
+ * Sort @ents by suffix.  Collected from a node, they are a sorted run (the
+ * node was built sorted) followed by the entries appended since, in any
+ * order: sort that tail alone, then merge the two.
+ */
+static void rt_ents_sort(struct rt_ent *ents, unsigned int n)
+{
+	struct rt_ent merged[RT_ENTS_MAX];
+	unsigned int run = 1, a, b, i;
+
+	while (run < n && ents[run - 1].sfx <= ents[run].sfx)
+		run++;
+	if (run >= n)
+		return;
+	rt_ents_insertion_sort(ents + run, n - run);
+	if (ents[run - 1].sfx <= ents[run].sfx)
+		return;
+	for (a = 0, b = run, i = 0; i < n; i++)
+		merged[i] = b == n || (a < run && ents[a].sfx <= ents[b].sfx) ? ents[a++] : ents[b++];
+	memcpy(ents, merged, n * sizeof(*ents));
 }
 
 /* The live entries of C node @node, in position order. */
@@ -177,14 +199,13 @@ static bool rt_wants_full(unsigned int level, const struct rt_ent *ents, unsigne
 /* Bytes of the node that will hold @ents at @level, with room for @room
  * more appends if it is compact (a leaf never grows past a full node's
  * size: it becomes one instead). */
-static size_t rt_node_bytes_for(unsigned int level, const struct rt_ent *ents, unsigned int n,
-				unsigned int room)
+static size_t rt_node_bytes_for(unsigned int level, bool full, unsigned int n, unsigned int room)
 {
 	unsigned int w = rt_sfx_width(level);
 	unsigned int want = n + room < RT_C_MAX_ENTRIES ? n + room : RT_C_MAX_ENTRIES;
 	size_t bytes;
 
-	if (rt_wants_full(level, ents, n))
+	if (full)
 		return sizeof(struct rt_node);
 	bytes = rt_cnode_bytes_for(want, w);
 	if (level == 0 && bytes >= sizeof(struct rt_node))
@@ -200,17 +221,17 @@ struct rt_bridges {
 
 /*
  * Build, in @mem (@bytes, private: plain stores), the node holding @ents
- * (sorted) at @level; full if rt_wants_full(), its compressed children
- * then each in a bridge built in the next block of @bridges.  Returns its
- * entry.
+ * (sorted) at @level; @full (rt_wants_full()): a full node, its items and
+ * compressed children then each in a bridge built in the next block of
+ * @bridges.  Returns its entry.
  */
 static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const struct rt_ent *ents,
-			   unsigned int n, struct rt_bridges *bridges)
+			   unsigned int n, bool full, struct rt_bridges *bridges)
 {
 	unsigned int i, t;
 
 	memset(mem, 0, bytes);
-	if (rt_wants_full(level, ents, n)) {
+	if (full) {
 		struct rt_node *node = mem;
 
 		for (i = 0; i < n; i++) {
@@ -226,7 +247,7 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 							 entry, ents[i].tags };
 
 				entry = rt_node_build(*bridges->mem++, *bridges->sizes++, level - 1,
-						      &bridge, 1, NULL);
+						      &bridge, 1, false, NULL);
 				rt_transition(RT_TR_BRIDGE);
 			}
 			node->slots[offset] = entry;
@@ -301,6 +322,7 @@ struct rt_node_plan {
 	struct rt_ent ents[RT_ENTS_MAX];
 	unsigned int n, level, child_at;
 	unsigned int room;  /* appends the node should have room for */
+	bool full;          /* rt_wants_full(), once the entries are final */
 };
 
 struct rt_plan {
@@ -382,8 +404,9 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 		struct rt_node_plan *p = &plan->node[i];
 		unsigned int far = 0;
 
-		sizes[i] = rt_node_bytes_for(p->level, p->ents, p->n, p->room);
-		if (p->level && rt_wants_full(p->level, p->ents, p->n))
+		p->full = rt_wants_full(p->level, p->ents, p->n);
+		sizes[i] = rt_node_bytes_for(p->level, p->full, p->n, p->room);
+		if (p->level && p->full)
 			far = rt_bridges_needed(p->level, p->ents, p->n);
 		rt_assert(nr + far <= RT_INSERT_MAX_NODES);
 		bridges_at[i] = nr;
@@ -399,7 +422,7 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 		if (entry)
 			p->ents[p->child_at].entry = entry;
 		rt_ents_sort(p->ents, p->n);
-		entry = rt_node_build(mem[i], sizes[i], p->level, p->ents, p->n, &bridges);
+		entry = rt_node_build(mem[i], sizes[i], p->level, p->ents, p->n, p->full, &bridges);
 	}
 	root->nr_nodes += nr;
 	return entry;
