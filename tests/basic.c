@@ -1318,3 +1318,49 @@ Test(basic, every_transition_is_reached)
 	}
 	t_finish(&tree);
 }
+
+/*
+ * Regression for growth that takes the top's items: a reader holds the
+ * slot of key 8 in a compact top of items; a writer inserts a key beyond
+ * the top's range, and the new top takes key 8's item.  The reader's slot
+ * is in the retired top: it reads NULL ("moved: look again"), never a
+ * stale item, and the lookup again finds the item in the new top.  A
+ * replace_slot through the stale slot under the same lock hold lands in
+ * the new top's slot.
+ */
+Test(basic, growth_that_takes_the_tops_items_moves_held_slots)
+{
+	struct titem *a = t_insert_new(&tree, 8), *b = t_insert_new(&tree, 16), *c, *a2;
+	void **slot;
+
+	cr_assert(rt_entry_compact(tree.rnode), "the top is a compact node");
+	urcu_memb_read_lock();
+	slot = radix_tree_lookup_slot(&tree, 8);
+	cr_assert_eq(rcu_dereference(*slot), a);
+	c = t_insert_new(&tree, 1UL << 40);
+	cr_assert_null(rcu_dereference(*slot), "a slot of the old top reads NULL once it moved");
+	cr_assert_eq(radix_tree_lookup(&tree, 8), a);
+	cr_assert_neq(radix_tree_lookup_slot(&tree, 8), slot);
+	urcu_memb_read_unlock();
+	t_verify(&tree);
+
+	/* Under one lock hold: a slot found, the top outgrown, then the slot
+	 * replaced through. */
+	t_delete(&tree, 1UL << 40, c);
+	t_delete(&tree, 16, b);
+	t_delete(&tree, 8, a);
+	a = t_insert_new(&tree, 8);
+	a2 = titem_new(8);
+	radix_tree_lock(&tree);
+	slot = radix_tree_lookup_slot(&tree, 8);
+	c = titem_new(1UL << 40);
+	cr_assert_eq(radix_tree_insert(&tree, 1UL << 40, c), 0);
+	radix_tree_replace_slot(&tree, slot, a2);
+	radix_tree_unlock(&tree);
+	cr_assert_eq(radix_tree_lookup(&tree, 8), a2, "replace_slot forwarded to the new top");
+	titem_free(a);
+	t_verify(&tree);
+	t_delete(&tree, 8, a2);
+	t_delete(&tree, 1UL << 40, c);
+	t_finish(&tree);
+}
