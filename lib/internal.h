@@ -6,16 +6,19 @@
  *
  * Coding conventions (names mean the same thing in every file):
  *   index   a key, 0 .. ULONG_MAX.
- *   entry   the value of a slot or of root->rnode as stored: an item (leaf
- *           slots only), an internal entry (a node pointer with its level
- *           encoded, see below), or NULL.
+ *   entry   the value of a slot or of root->rnode as stored: an item (in a
+ *           full leaf, or in a compact node at any level), an internal
+ *           entry (a node pointer with its level encoded, see below), or
+ *           NULL.
  *   node    a struct rt_node *, decoded from an internal entry.
  *   level   height of a node above the leaves: leaves are level 0.  A node
  *           at level L decodes bits [L*RT_MAP_SHIFT, (L+1)*RT_MAP_SHIFT) of
  *           an index.  Every entry carries its node's level.  A full
  *           node's child sits at its level - 1 (the descents rely on it;
  *           verify checks it); a compact node's child may sit lower, under
- *           the key prefix stored with it (path compression).
+ *           the key prefix stored with it (path compression).  A child
+ *           further down hangs from a full node by a bridge: a one-entry
+ *           compact node at level - 1 that keeps the prefix.
  *   shift   level * RT_MAP_SHIFT.
  *   offset  the slot number within a full node: (index >> shift) & RT_MAP_MASK.
  *   pos     the position of an entry within a compact node.
@@ -44,7 +47,8 @@
  *      [0, maxindex(level)].
  *
  * Compact node ("C"): the entries of a node that is not full, appended in
- * place, in size classes of RT_NODE_ALIGN bytes (64 .. RT_C_MAX_BYTES):
+ * place, in size classes (rt_class_round(): jemalloc's size classes that
+ * are multiples of RT_NODE_ALIGN, 64 .. RT_C_MAX_BYTES):
  *
  *      0        8                 24
  *      +--------+-----------------+----------+---------+-----+-----------+
@@ -70,12 +74,13 @@
  *
  *      Positions are never reused: a deleted entry stays a tombstone until
  *      the node is copied (to another class, compacted, or with a group of
- *      its items moved into a new child), and the copy sorts its entries by
- *      key.  Live entries never share a 6-bit digit at the node's level
- *      with a child entry, and child entries never share one either.  A
- *      copied node is retired: marked dead, then its item slots emptied, so
- *      that a reader that finds NULL checks "dead" and looks again from the
- *      root (rt_descend).
+ *      its items moved into a new child) or, a top node of items only, has
+ *      its items taken by a new top when the tree grows; the new node sorts
+ *      its entries by key.  Live entries never share a digit at the node's
+ *      level with a child entry, and child entries never share one either.
+ *      A node so replaced is retired: marked dead, then its item slots
+ *      emptied, so that a reader that finds NULL checks "dead" and looks
+ *      again from the root (rt_descend).
  *
  * Internal entry encoding: nodes are RT_NODE_ALIGN-aligned, so the low bits
  * of a node address are free:
