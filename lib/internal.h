@@ -526,8 +526,6 @@ static inline size_t rt_entry_bytes(const void *entry)
 #define RT_PLAN_MAX_NODES 3U
 #define RT_F_MAX_BRIDGES 8U
 #define RT_INSERT_MAX_NODES (RT_PLAN_MAX_NODES + RT_F_MAX_BRIDGES)
-_Static_assert(RT_INSERT_MAX_NODES <= RT_C_MAX_BYTES / RT_NODE_ALIGN + 2,
-	       "the reserve holds enough blocks for the worst insert");
 /* The reserve's nodes: one of each C node size class (every multiple of
  * RT_NODE_ALIGN up to 512, then 640, 768, 896, 1024 and RT_C_MAX_BYTES),
  * one full node unless its size is one of them, and a second full and a
@@ -535,6 +533,8 @@ _Static_assert(RT_INSERT_MAX_NODES <= RT_C_MAX_BYTES / RT_NODE_ALIGN + 2,
 #define RT_PRELOAD_SIZE                                                                \
 	(512 / RT_NODE_ALIGN + 4 + 1 +                                                 \
 	 (sizeof(struct rt_node) > 512 && sizeof(struct rt_node) % 128 ? 1 : 0) + 2)
+_Static_assert(RT_INSERT_MAX_NODES <= RT_PRELOAD_SIZE,
+	       "the reserve holds enough blocks for the worst insert");
 
 /* Size of a full node (the unit of the node-count statistics). */
 #define RT_NODE_SIZE sizeof(struct rt_node)

@@ -5,9 +5,11 @@
  * lookups.  Everything here is an RCU reader; radix_tree_iter_delete(), a
  * writer, is in tree.c with the other writers.
  *
- * A walk proceeds chunk by chunk, a chunk being the slots of one leaf from
- * the first present (or tagged) key onwards.  Each chunk costs one descent
- * (from the root, or from the previous leaf's parent); inside a chunk the
+ * A walk proceeds chunk by chunk, a chunk being the slots of one full leaf
+ * from the first present (or tagged) key onwards, or a run of consecutive
+ * keys in a compact node.  Each chunk costs one descent (from the root,
+ * from the previous full leaf's parent, or within the previous run's
+ * compact node); inside a chunk the
  * header's inline radix_tree_walk_step() (or radix_tree_next_slot()) streams
  * through the slots.  Progress: every step either descends or strictly
  * increases the index it searches from, so a walk terminates even on stale
@@ -186,8 +188,9 @@ static void rt_chunk_run(struct radix_tree_iter *iter, struct rt_cnode *node, un
 	iter->chunk = &slots[pos];
 	iter->run_end = &slots[pos + r];
 	iter->bias = key - (unsigned long)((uintptr_t)&slots[pos] / sizeof(void *));
-	/* Not a parent to go on from: the node, so that a slot of the chunk
-	 * that reads NULL can be told "deleted" from "moved" (dead). */
+	/* The node: the next chunk is searched in it first, and a slot of
+	 * the chunk that reads NULL can be told "deleted" from "moved"
+	 * (dead). */
 	iter->parent = rt_cnode_entry(node);
 }
 
