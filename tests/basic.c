@@ -1364,3 +1364,40 @@ Test(basic, growth_that_takes_the_tops_items_moves_held_slots)
 	t_delete(&tree, 1UL << 40, c);
 	t_finish(&tree);
 }
+
+/*
+ * Small trees of sparse keys stay small: 16 uniform random 64-bit keys
+ * cost at most 24 bytes of nodes per key (radix_tree_memory()), in each of
+ * 2000 trees built in random order.  (A compact top takes the items of
+ * the top it outgrows, so the keys below 2^60 that came first do not keep
+ * a node of their own.)  The 8-slot build's full leaves are larger than
+ * that: the bound is the 64-slot build's.
+ */
+Test(basic, sixteen_random_keys_cost_at_most_24_bytes_each)
+{
+	struct t_rng rng;
+	unsigned long keys[16], worst = 0;
+	struct titem *items[16];
+	struct radix_tree_memstat mem;
+
+	t_rng_init(&rng, "sixteen random keys");
+	for (int t = 0; t < 2000; t++) {
+		for (int i = 0; i < 16; i++) {
+			keys[i] = t_rand(&rng);
+			items[i] = radix_tree_lookup(&tree, keys[i]) ? NULL
+								     : t_insert_new(&tree, keys[i]);
+		}
+		cr_assert_eq(radix_tree_memory(&tree, &mem), 0);
+		if (mem.node_bytes > worst)
+			worst = mem.node_bytes;
+		if (RT_MAP_SIZE == 64)
+			cr_assert_leq(mem.node_bytes, 16 * 24, "tree %d: %lu bytes of nodes", t,
+				      mem.node_bytes);
+		t_verify(&tree);
+		for (int i = 0; i < 16; i++)
+			if (items[i])
+				t_delete(&tree, keys[i], items[i]);
+	}
+	cr_log_info("worst of 2000 trees: %lu bytes, %.1f per key", worst, worst / 16.0);
+	t_finish(&tree);
+}
