@@ -173,6 +173,9 @@ int main(int argc, char **argv)
 		if (radix_tree_insert(&tree, i, flat[i]))
 			return 1;
 	}
+	/* The nodes the build outgrew are freed by the call_rcu worker: let it
+	 * finish, or its frees are counted with the operation. */
+	urcu_memb_barrier();
 	for (i = 0; i < 1024; i++)
 		starts[i] = (i * 2654435761UL) % (nkeys - 64);
 	ops[o].fn(starts[0]); /* resolve PLT entries outside the count */
