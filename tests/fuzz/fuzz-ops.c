@@ -924,9 +924,17 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
 	want[plan >= 3 ? RT_TR_DEMOTE_TWICE : RT_TR_DEMOTE] = plan >= 2;
 	want[RT_TR_SHRINK] = shrunk;
 	if (shrunk) {
-		/* Only a demotion leaves the copy a single child. */
+		/* Only a demotion leaves the copy a single child, the top now.
+		 * The copy was a full node iff that child sits one level down
+		 * and a compact node of one entry would be as large (the
+		 * 8-slot build, whose smallest class is a full node's size). */
 		FZ_EXPECT(plan >= 2 && !bridges, "insert(%#lx): a copy of the top with %ld nodes "
 			  "and %lu bridges shrunk away", key, plan, bridges);
+		if (now.level + 1 == pre->level &&
+		    rt_cnode_bytes_for(1, rt_sfx_width(pre->level)) >= sizeof(struct rt_node)) {
+			want[RT_TR_INNER_FULL] = 1;
+			t |= T(FZ_T_INNER_FULL);
+		}
 		return t;
 	}
 	FZ_EXPECT(now.bridged == pre->bridged + bridges,
