@@ -108,10 +108,12 @@ struct fz {
 	bool fault_fresh;        /* fault_nth armed and nothing allocated since */
 	bool preloaded;          /* inside a successful radix_tree_preload() window */
 	unsigned int hold;       /* radix_tree_lock() holds of the harness */
-	/* The last -ENOMEM of a copy: the tree's hash then.  The next insert of
-	 * the same key into the same tree takes the transition it failed at. */
+	/* The last -ENOMEM of a copy or a split: its transition and the tree's
+	 * hash then.  The next insert of the same key into the same tree takes
+	 * the transitions it failed at: for a copy, its kind; for either,
+	 * whether it builds bridges. */
 	bool oom_valid;
-	unsigned long oom_key;
+	unsigned long oom_key, oom_trans;
 	uint64_t oom_hash;
 };
 
@@ -633,14 +635,54 @@ struct fz_shape {
 	unsigned int level;      /* its level */
 	unsigned int next, cap;  /* C: entries written, room for entries */
 	unsigned int count;      /* its live entries (F: present slots) */
+	unsigned int bridged;    /* its children shaped as bridges (below) */
 	size_t bytes;            /* its size */
 };
 
-static void shape_of(void *entry, struct fz_shape *s)
+/*
+ * Is @child, a live entry of a node at @level, shaped as a bridge: a C node
+ * one level down whose one live entry is a child (necessarily further
+ * down)?  A full node builds one for each compressed child it takes; a
+ * compact node that lost items to deletes may hold one as well.
+ */
+FZ_NO_COVERAGE static bool child_is_bridge(void *child, unsigned int level)
 {
+	struct rt_cnode *node;
+	void **slots, *e, *only = NULL;
+	unsigned int i;
+
+	if (!rt_is_internal(child) || !rt_entry_compact(child) ||
+	    rt_entry_level(child) + 1 != level)
+		return false;
+	node = rt_entry_cnode(child);
+	if (node->live != 1)
+		return false;
+	slots = rt_cnode_slots(node);
+	for (i = 0; i < node->next; i++) {
+		e = rt_entry_locked(&fz_tree, slots[i]);
+		if (e)
+			only = e;
+	}
+	return only && rt_is_internal(only);
+}
+
+FZ_NO_COVERAGE static void shape_of(void *entry, struct fz_shape *s)
+{
+	void **slots;
+	unsigned int i, n;
+
 	s->compact = rt_entry_compact(entry);
 	s->level = rt_entry_level(entry);
 	s->bytes = rt_entry_bytes(entry);
+	s->bridged = 0;
+	if (s->level) {
+		slots = rt_entry_slots(entry, &n);
+		for (i = 0; i < n; i++) {
+			void *e = rt_entry_locked(&fz_tree, slots[i]);
+
+			s->bridged += e && child_is_bridge(e, s->level);
+		}
+	}
 	if (s->compact) {
 		struct rt_cnode *node = rt_entry_cnode(entry);
 
@@ -705,6 +747,8 @@ enum fz_trans {
 	FZ_T_DEMOTE_TWICE, /* ... and part of it into a grandchild */
 	FZ_T_SPLIT,        /* a compressed path split at the divergence level */
 	FZ_T_GROW_TOP,     /* a new top node above the old one */
+	FZ_T_BRIDGE,       /* a copy into a full node hung compressed children from
+			    * bridges (with inner-full or split) */
 	FZ_T_SHRINK,       /* the height decreased */
 	FZ_T_UNLINK,       /* a node left empty was unlinked */
 	FZ_T_FORWARD,      /* replace_slot() forwarded from a copied node's slot */
@@ -730,6 +774,7 @@ static const struct {
 	[FZ_T_DEMOTE_TWICE] = { "demote-twice", "enomem-" },
 	[FZ_T_SPLIT] = { "split", "enomem-" },
 	[FZ_T_GROW_TOP] = { "grow-top", "enomem-" },
+	[FZ_T_BRIDGE] = { "bridge", "enomem-" },
 	[FZ_T_SHRINK] = { "shrink", "fault-" },
 	[FZ_T_UNLINK] = { "unlink", "fault-" },
 	[FZ_T_FORWARD] = { "forward", NULL },
@@ -802,30 +847,111 @@ static unsigned long trans_of_insert(const struct fz_shape *s)
 }
 
 /*
- * The copy of the full C node of @pre (on the way to @key) is done: which
- * kind it was.  The copy took the old node's place at its depth; it links
- * one new node, plus one per demotion (@added nodes in all), and the old
- * node went to the retired list.
+ * The library's own count of what each insert did (rt_transitions, debug
+ * builds: both harness builds define RT_DEBUG).  Its bridge count is how
+ * the harness learns that an insert built bridges (checked against the
+ * tree: the full node has that many more children shaped as bridges); the
+ * other counts are a second opinion on the names the harness gives from
+ * the tree's shape and node counts, which must agree with them exactly.
  */
-static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre,
-				   unsigned long added)
+#ifndef RT_DEBUG
+#error "fuzz-ops.c reads the library's transition counters: build it with RT_DEBUG"
+#endif
+
+static const char *const fz_lib_trans_names[RT_TR_COUNT] = {
+	[RT_TR_APPEND] = "append",         [RT_TR_NEW_NODE] = "new node",
+	[RT_TR_GROW_ROOT] = "grow root",   [RT_TR_COPY] = "copy",
+	[RT_TR_LEAF_FULL] = "leaf full",   [RT_TR_INNER_FULL] = "inner full",
+	[RT_TR_DEMOTE] = "demote",         [RT_TR_DEMOTE_TWICE] = "demote twice",
+	[RT_TR_SPLIT] = "split",           [RT_TR_SPLIT_FULL] = "split full",
+	[RT_TR_SHRINK] = "shrink",         [RT_TR_UNLINK] = "unlink",
+	[RT_TR_BRIDGE] = "bridge",
+};
+
+static void lib_trans_get(unsigned long *n)
+{
+	unsigned int t;
+
+	for (t = 0; t < RT_TR_COUNT; t++)
+		n[t] = uatomic_read(&rt_transitions[t]);
+}
+
+/* The library counted, between @before and @after, exactly @want of each
+ * transition (an insert's transitions are counted once it succeeded). */
+static void lib_trans_expect(unsigned long key, int ret, const unsigned long *before,
+			     const unsigned long *after, const unsigned long *want)
+{
+	unsigned int t;
+
+	for (t = 0; t < RT_TR_COUNT; t++)
+		FZ_EXPECT(after[t] - before[t] == want[t],
+			  "insert(%#lx) = %d: the library counted %lu \"%s\" transitions, the "
+			  "tree's shape says %lu", key, ret, after[t] - before[t],
+			  fz_lib_trans_names[t] ? fz_lib_trans_names[t] : "?", want[t]);
+}
+
+/*
+ * The copy of the full C node of @pre (on the way to @key) is done: which
+ * kind it was.  The copy took the old node's place at its depth, and the
+ * old node went to the retired list; the plan linked the copy and one new
+ * node per demotion (RT_PLAN_MAX_NODES at most), and a full copy one
+ * bridge per compressed child (@bridges).  A copy of the top that holds
+ * one child alone, from key 0, is unlinked at once by the shrink that
+ * follows (the top's level drops); the demoted child it held then is the
+ * top.  @linked: the tree's nodes after the insert minus before.  Sets in
+ * @want the library's counts this implies.
+ */
+static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre, long linked,
+				   unsigned long bridges, unsigned long *want)
 {
 	struct fz_shape now;
 	unsigned long t = 0;
+	long plan;
+	bool shrunk;
 
-	FZ_EXPECT(added >= 1 && added <= RT_INSERT_MAX_NODES,
-		  "insert(%#lx) copied a node and linked %lu new ones", key, added);
 	shape_get(key, pre->depth - 1, &now);
 	FZ_EXPECT(now.depth == pre->depth, "insert(%#lx): the copy is not at depth %u", key,
 		  pre->depth);
-	if (added >= 2)
+	shrunk = pre->depth == 1 && now.top < pre->top;
+	plan = linked + 1 + (shrunk ? 1 : 0) - (long)bridges;
+	FZ_EXPECT(plan >= 1 && plan <= (long)RT_PLAN_MAX_NODES && bridges <= RT_F_MAX_BRIDGES,
+		  "insert(%#lx) copied a node and linked %ld new ones (%lu bridges%s)", key,
+		  linked + 1 + (shrunk ? 1 : 0), bridges, shrunk ? ", the copy shrunk away" : "");
+	if (plan >= 2)
 		t |= T(FZ_T_DEMOTE);
-	if (added >= 3)
+	if (plan >= 3)
 		t |= T(FZ_T_DEMOTE_TWICE);
-	if (!now.compact)
-		return t | (now.level ? T(FZ_T_INNER_FULL) : T(FZ_T_LEAF_FULL));
-	if (added >= 2)
+	want[plan >= 3 ? RT_TR_DEMOTE_TWICE : RT_TR_DEMOTE] = plan >= 2;
+	want[RT_TR_SHRINK] = shrunk;
+	if (shrunk) {
+		/* Only a demotion leaves the copy a single child, the top now.
+		 * The copy was a full node iff that child sits one level down
+		 * and a compact node of one entry would be as large (the
+		 * 8-slot build, whose smallest class is a full node's size). */
+		FZ_EXPECT(plan >= 2 && !bridges, "insert(%#lx): a copy of the top with %ld nodes "
+			  "and %lu bridges shrunk away", key, plan, bridges);
+		if (now.level + 1 == pre->level &&
+		    rt_cnode_bytes_for(1, rt_sfx_width(pre->level)) >= sizeof(struct rt_node)) {
+			want[RT_TR_INNER_FULL] = 1;
+			t |= T(FZ_T_INNER_FULL);
+		}
 		return t;
+	}
+	FZ_EXPECT(now.bridged == pre->bridged + bridges,
+		  "insert(%#lx): the library built %lu bridges, the copy has %u children shaped "
+		  "as bridges where the old node had %u", key, bridges, now.bridged, pre->bridged);
+	if (bridges) {
+		FZ_EXPECT(!now.compact && now.level, "insert(%#lx): %lu bridges below a %s node "
+			  "at level %u", key, bridges, now.compact ? "compact" : "full", now.level);
+		t |= T(FZ_T_BRIDGE);
+	}
+	if (!now.compact) {
+		want[now.level ? RT_TR_INNER_FULL : RT_TR_LEAF_FULL] = 1;
+		return t | (now.level ? T(FZ_T_INNER_FULL) : T(FZ_T_LEAF_FULL));
+	}
+	if (plan >= 2)
+		return t;
+	want[RT_TR_COPY] = 1;
 	if (now.bytes > pre->bytes)
 		return T(FZ_T_GROW_COPY);
 	/* Room for every live entry and the new one, in no more bytes: there
@@ -834,6 +960,34 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
 		  "insert(%#lx): a copy of a full C node without tombstones did not grow "
 		  "(%zu -> %zu bytes, %u entries)", key, pre->bytes, now.bytes, pre->count);
 	return T(FZ_T_COMPACT);
+}
+
+/*
+ * The split of the compressed path in the C node of @pre is done.  The new
+ * node took the child's place in that node (one node linked); or, one
+ * level below it, and the node then held only children, enough for a full
+ * node: a full copy took its place at its depth, with the new node and one
+ * bridge per compressed child left (@bridges), the old node retired.
+ */
+static unsigned long trans_of_split(unsigned long key, const struct fz_shape *pre, long linked,
+				    unsigned long bridges, unsigned long *want)
+{
+	struct fz_shape now;
+
+	shape_get(key, pre->depth - 1, &now);
+	FZ_EXPECT(now.depth == pre->depth && now.level == pre->level,
+		  "insert(%#lx): the split node's parent is not at depth %u, level %u", key,
+		  pre->depth, pre->level);
+	FZ_EXPECT(linked == 1 + (long)bridges && bridges <= RT_F_MAX_BRIDGES &&
+		  (!now.compact || !bridges),
+		  "insert(%#lx): a split linked %ld nodes with %lu bridges, its parent now %s", key,
+		  linked, bridges, now.compact ? "compact" : "full");
+	FZ_EXPECT(now.bridged == pre->bridged + bridges,
+		  "insert(%#lx): the library built %lu bridges, the split node's parent has %u "
+		  "children shaped as bridges where it had %u", key, bridges, now.bridged,
+		  pre->bridged);
+	want[now.compact ? RT_TR_SPLIT : RT_TR_SPLIT_FULL] = 1;
+	return T(FZ_T_SPLIT) | (bridges ? T(FZ_T_BRIDGE) : 0);
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -1122,9 +1276,11 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 	bool next_fails = fault_next_fails(z) || atomic;
 	struct fz_acct before, after;
 	struct fz_shape pre;
-	unsigned long trans, taken;
+	unsigned long trans, taken, bridges;
+	unsigned long lib_before[RT_TR_COUNT], lib_after[RT_TR_COUNT], want[RT_TR_COUNT] = { 0 };
 	uint64_t hash = 0;
 	bool needs;
+	long linked;
 	int ret;
 
 	acct_before(z, &before);
@@ -1133,7 +1289,10 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 	trans = trans_of_insert(&pre);
 	if (may_fail || attribute)
 		hash = tree_hash();
+	lib_trans_get(lib_before);
 	ret = radix_tree_insert(&fz_tree, key, item);
+	lib_trans_get(lib_after);
+	bridges = lib_after[RT_TR_BRIDGE] - lib_before[RT_TR_BRIDGE];
 	z->fault_fresh = false;
 	acct_get(&after);
 	if (exists) {
@@ -1200,24 +1359,33 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 			FZ_EXPECT(after.st.nodes_reserved == before.st.nodes_reserved,
 				  "insert(%#lx) = 0 took from the reserve while the allocator works",
 				  key);
+		linked = (long)after.nodes - (long)before.nodes;
 		if (trans == T_COPY)
-			trans = trans_of_copy(key, &pre, after.nodes + 1 - before.nodes);
+			trans = trans_of_copy(key, &pre, linked, bridges, want);
+		else if (trans == T(FZ_T_SPLIT))
+			trans = trans_of_split(key, &pre, linked, bridges, want);
 		else if (needs)
-			FZ_EXPECT(after.nodes == before.nodes + 1,
-				  "insert(%#lx) linked %lu nodes for one", key,
-				  after.nodes - before.nodes);
+			FZ_EXPECT(linked == 1, "insert(%#lx) linked %ld nodes for one", key, linked);
 		else
-			FZ_EXPECT(after.nodes == before.nodes, "insert(%#lx) linked %lu nodes "
-				  "where none was needed", key, after.nodes - before.nodes);
+			FZ_EXPECT(linked == 0, "insert(%#lx) linked %ld nodes where none was needed",
+				  key, linked);
+		want[RT_TR_BRIDGE] = trans & T(FZ_T_BRIDGE) ? bridges : 0;
+		want[RT_TR_APPEND] = (trans & T(FZ_T_APPEND)) != 0;
+		want[RT_TR_NEW_NODE] = (trans & (T(FZ_T_FIRST) | T(FZ_T_NEW_CHILD))) != 0;
+		want[RT_TR_GROW_ROOT] = (trans & T(FZ_T_GROW_TOP)) != 0;
 		if (atomic && taken)
 			trans |= z->preloaded ? T(FZ_T_ATOMIC_PRELOADED) : T(FZ_T_ATOMIC_RESERVE);
 	}
+	/* A failed insert counted nothing: its transitions are counted once
+	 * it can no longer fail. */
+	lib_trans_expect(key, ret, lib_before, lib_after, want);
 	check_acct(z, &after);
 	if (ret == 0) {
 		model_insert(&z->m, key, item);
 		trans_mark(0, trans);
 		if (attribute && hash == z->oom_hash)
-			trans_mark(1, trans & T_COPY);
+			trans_mark(1, trans & (T(FZ_T_BRIDGE) |
+					       (z->oom_trans == T_COPY ? T_COPY : 0)));
 		if (attribute)
 			z->oom_valid = false;
 	} else {
@@ -1227,7 +1395,8 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 		trans_mark(1, trans & ~T_COPY);
 		if (atomic)
 			trans_mark(0, T(FZ_T_ATOMIC_ENOMEM));
-		z->oom_valid = trans == T_COPY;
+		z->oom_valid = trans == T_COPY || trans == T(FZ_T_SPLIT);
+		z->oom_trans = trans;
 		z->oom_key = key;
 		z->oom_hash = hash;
 	}

@@ -165,6 +165,9 @@ void fz_use_memb(bool on);
  * insert and delete by the tree's shape before and after it).  Names:
  *   first, new-child, f-slot, append, grow-copy, compact, leaf-full,
  *   inner-full, demote, demote-twice, split, grow-top   (inserts)
+ *   bridge       a full node built by the insert (inner-full, or a split
+ *                whose parent became full) hangs compressed children from
+ *                bridges: one-entry compact nodes one level down
  *   shrink, unlink                                        (deletes)
  *   forward      replace_slot() reached the live slot of a slot whose
  *                node was copied in the same lock hold
@@ -172,7 +175,9 @@ void fz_use_memb(bool on);
  *                a GFP_ATOMIC/NOWAIT tree's insert that took nodes inside a
  *                preload window, took them from a leftover reserve, failed
  *   enomem-T     insert transition T returned -ENOMEM (T one of the insert
- *                names that link nodes)
+ *                names that link nodes; for a copy's kind and for bridge,
+ *                the names the same insert took when retried into the same
+ *                tree)
  *   fault-shrink, fault-unlink
  *                that delete ran with an allocation fault armed
  * fz_transition_count(): how often the last input (since the start of the

@@ -324,6 +324,11 @@ static void delrun(struct out *o, struct key start, unsigned int count, unsigned
 	run(o, FZ_DELETE_RUN, start, count, (uint8_t)(stride - 1));
 }
 
+static void delrun_pow(struct out *o, struct key start, unsigned int count, unsigned int shift)
+{
+	run(o, FZ_DELETE_RUN, start, count, S_POW(shift));
+}
+
 static void tagrun(struct out *o, struct key start, unsigned int count, uint8_t tag, int set)
 {
 	op(o, FZ_TAG_RUN);
@@ -343,14 +348,27 @@ static void fdel(struct out *o, uint8_t m, struct key k)
 
 /* Each key of the run: from an empty reserve, insert with fault @m armed,
  * then again without it (where it failed). */
-static void faultrun(struct out *o, struct key start, unsigned int count, unsigned int stride,
-		     uint8_t m)
+static void faultrun_stride(struct out *o, struct key start, unsigned int count,
+			    uint8_t stride, uint8_t m)
 {
 	op(o, FZ_FAULT_RUN);
 	put_key(o, start);
 	put(o, (uint8_t)(count - 1));
-	put(o, (uint8_t)(stride - 1));
+	put(o, stride);
 	put(o, m);
+}
+
+static void faultrun(struct out *o, struct key start, unsigned int count, unsigned int stride,
+		     uint8_t m)
+{
+	faultrun_stride(o, start, count, (uint8_t)(stride - 1), m);
+}
+
+/* The same with a stride of 1 << @shift. */
+static void faultrun_pow(struct out *o, struct key start, unsigned int count, unsigned int shift,
+			 uint8_t m)
+{
+	faultrun_stride(o, start, count, S_POW(shift), m);
 }
 
 static void insprefix(struct out *o, struct key base, unsigned int count, unsigned int bits,
@@ -1014,6 +1032,103 @@ static void seed_shape_inner_full_8(struct out *o)
 	check(o);
 }
 
+/*
+ * Bridges, 64-slot.  A level-5 top holds the C leaf of keys 0 and 1 as a
+ * compressed child (digit 0) and a pair of items under each digit 1..32;
+ * a pair parts one level down (g << 30, + 1 << 24), except digit 32's
+ * (g << 30, + 1), which parts at the leaves.  The 65th entry demotes a
+ * pair into a child; then each item under digits 33..63 demotes the next
+ * pair (the first largest group), until no pair is left; those items are
+ * deleted.  @split picks the shape that follows (the top holds 33 children
+ * then, digit 32's compressed only in the second tree):
+ *  - 0: 32 keys under digit 40, parting one level down: the 65th live
+ *    entry demotes them all, and the copy holds 34 children, one
+ *    compressed: a full node (as large as the compact one would be) and a
+ *    bridge for the compressed one;
+ *  - 1: a key under digit 0 that leaves the leaf's prefix one level down
+ *    (split): the new node takes the leaf's place, and the top, 33
+ *    children with one compressed left (digit 32's), becomes a full node
+ *    and a bridge.
+ * Both faulted first.  Then the leaf under the bridge is emptied (the
+ * bridge goes with it) and a new child takes its slot.
+ */
+static void shape_bridge_64(struct out *o, int split)
+{
+	ins(o, ksmall(0));
+	ins(o, ksmall(1));
+	insrun_pow(o, kraw(1UL << 30), 32, 30);
+	insrun_pow(o, kraw(1UL << 30 | 1UL << 24), split ? 31 : 32, 30);
+	if (split)
+		ins(o, kraw(32UL << 30 | 1));
+	insrun_pow(o, kraw(33UL << 30), 31, 30);
+	delrun_pow(o, kraw(33UL << 30), 31, 30);
+	check(o);
+	if (split)
+		faultrun(o, kraw(1UL << 24), 1, 1, F_ALL);
+	else
+		faultrun_pow(o, kraw(40UL << 30), 32, 24, F_ALL);
+	check(o);
+	iter(o, W_SLOT, ksmall(0), 0, 0, P_NONE);
+	if (split) {
+		delrun(o, kraw(32UL << 30), 2, 1);
+		faultrun(o, kraw(32UL << 30 | 5), 1, 1, F_ALL);
+	} else {
+		delrun(o, ksmall(0), 2, 1);
+		faultrun(o, ksmall(5), 1, 1, F_ALL);
+	}
+	check(o);
+}
+
+static void seed_shape_bridge_64(struct out *o)
+{
+	shape_bridge_64(o, 0);
+	destroy(o, D_REINIT_KERNEL);
+	shape_bridge_64(o, 1);
+}
+
+/*
+ * Bridges, 8-slot: a full node pays a bridge only at level 10 and above
+ * (8-byte suffixes), with 7 or 8 children.  A level-20 top holds the F
+ * leaf of keys 0 and 1 as a compressed child (digit 0); under digits 1..5
+ * in turn, keys g << 60 | j << 54 (parting one level down) until the top
+ * holds 65 entries: each group moves into a child.  Then either 59 more
+ * under digit 6 (faulted): the copy holds 7 children, one compressed, a
+ * full node and a bridge; or, in a second tree, 59 consecutive keys under
+ * digit 7 (a compressed child at level 1) and then a key under digit 0
+ * leaving the leaf's prefix one level down (faulted): the split's node
+ * takes the leaf's place, and the top, 7 children with digit 7's
+ * compressed, becomes a full node and a bridge.
+ */
+static void shape_bridge_8(struct out *o, int split)
+{
+	unsigned int g;
+
+	ins(o, ksmall(0));
+	ins(o, ksmall(1));
+	for (g = 1; g <= 5; g++)
+		insrun_pow(o, kraw((uint64_t)g << 60), 65 - g, 54);
+	check(o);
+	if (split) {
+		insrun(o, kraw(7UL << 60), 59, 1);
+		check(o);
+		faultrun(o, kraw(1UL << 57), 1, 1, F_ALL);
+	} else {
+		faultrun_pow(o, kraw(6UL << 60), 59, 54, F_ALL);
+	}
+	check(o);
+	iter(o, W_SLOT, ksmall(0), 0, 0, P_NONE);
+	delrun(o, ksmall(0), 2, 1);
+	faultrun(o, ksmall(5), 1, 1, F_ALL);
+	check(o);
+}
+
+static void seed_shape_bridge_8(struct out *o)
+{
+	shape_bridge_8(o, 0);
+	destroy(o, D_REINIT_KERNEL);
+	shape_bridge_8(o, 1);
+}
+
 /* GFP_ATOMIC, then GFP_NOWAIT: -ENOMEM without a reserve, inserts inside a
  * preload window, inserts from what a window left, until it runs out. */
 static void seed_shape_atomic(struct out *o)
@@ -1286,6 +1401,8 @@ static const struct {
 	{ "seed-shape-demote", seed_shape_demote },
 	{ "seed-shape-inner-full-64", seed_shape_inner_full_64 },
 	{ "seed-shape-inner-full-8", seed_shape_inner_full_8 },
+	{ "seed-shape-bridge-64", seed_shape_bridge_64 },
+	{ "seed-shape-bridge-8", seed_shape_bridge_8 },
 	{ "seed-shape-atomic", seed_shape_atomic },
 	{ "seed-shape-hold", seed_shape_hold },
 	{ "seed-shape-prefix", seed_shape_prefix },
