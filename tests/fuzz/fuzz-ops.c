@@ -641,9 +641,11 @@ struct fz_shape {
 
 /*
  * Is @child, a live entry of a node at @level, shaped as a bridge: a C node
- * one level down whose one live entry is a child (necessarily further
- * down)?  A full node builds one for each compressed child it takes; a
- * compact node that lost items to deletes may hold one as well.
+ * one level down with one live entry (an item, or a child necessarily
+ * further down)?  A full node builds one for each item and compressed
+ * child it takes; a compact node may hold such a child as well (a new
+ * child for one key, or one that lost entries to deletes): the checks
+ * compare counts before and after.
  */
 FZ_NO_COVERAGE static bool child_is_bridge(void *child, unsigned int level)
 {
@@ -663,7 +665,7 @@ FZ_NO_COVERAGE static bool child_is_bridge(void *child, unsigned int level)
 		if (e)
 			only = e;
 	}
-	return only && rt_is_internal(only);
+	return only != NULL;
 }
 
 FZ_NO_COVERAGE static void shape_of(void *entry, struct fz_shape *s)
@@ -747,6 +749,7 @@ enum fz_trans {
 	FZ_T_DEMOTE_TWICE, /* ... and part of it into a grandchild */
 	FZ_T_SPLIT,        /* a compressed path split at the divergence level */
 	FZ_T_GROW_TOP,     /* a new top node above the old one */
+	FZ_T_GROW_ABSORB,  /* ... that took the old top's items (a C node of items) */
 	FZ_T_BRIDGE,       /* a copy into a full node hung compressed children from
 			    * bridges (with inner-full or split) */
 	FZ_T_SHRINK,       /* the height decreased */
@@ -774,6 +777,7 @@ static const struct {
 	[FZ_T_DEMOTE_TWICE] = { "demote-twice", "enomem-" },
 	[FZ_T_SPLIT] = { "split", "enomem-" },
 	[FZ_T_GROW_TOP] = { "grow-top", "enomem-" },
+	[FZ_T_GROW_ABSORB] = { "grow-absorb", "enomem-" },
 	[FZ_T_BRIDGE] = { "bridge", "enomem-" },
 	[FZ_T_SHRINK] = { "shrink", "fault-" },
 	[FZ_T_UNLINK] = { "unlink", "fault-" },
@@ -828,6 +832,30 @@ void fz_transitions_print(FILE *f)
 					fz_trans_names[t].name, fz_trans_seen[row][t]);
 }
 
+/* The live entries of the top node if it is a compact node of items only
+ * with room for one more (growth then takes them into the new top), else
+ * -1. */
+static int top_items_only(void)
+{
+	const struct rt_cnode *node;
+	void *top;
+	void **slots;
+	int live = -1;
+
+	radix_tree_lock(&fz_tree);
+	top = rt_entry_locked(&fz_tree, fz_tree.rnode);
+	if (top && rt_entry_compact(top)) {
+		node = rt_entry_cnode(top);
+		slots = rt_cnode_slots(node);
+		live = node->live < RT_C_MAX_ENTRIES ? node->live : -1;
+		for (unsigned int i = 0; i < node->next && live >= 0; i++)
+			if (slots[i] && rt_is_internal(slots[i]))
+				live = -1;
+	}
+	radix_tree_unlock(&fz_tree);
+	return live;
+}
+
 /* The transition an insert of an absent key into shape @s starts with
  * (for a full C node: T_COPY, the copy's kind shows only afterwards). */
 static unsigned long trans_of_insert(const struct fz_shape *s)
@@ -836,7 +864,7 @@ static unsigned long trans_of_insert(const struct fz_shape *s)
 	case RT_END_EMPTY:
 		return s->depth ? T(FZ_T_NEW_CHILD) : T(FZ_T_FIRST);
 	case RT_END_ABOVE:
-		return T(FZ_T_GROW_TOP);
+		return top_items_only() >= 0 ? T(FZ_T_GROW_ABSORB) : T(FZ_T_GROW_TOP);
 	case RT_END_DIVERGE:
 		return T(FZ_T_SPLIT);
 	case RT_END_ABSENT:
@@ -865,7 +893,7 @@ static const char *const fz_lib_trans_names[RT_TR_COUNT] = {
 	[RT_TR_DEMOTE] = "demote",         [RT_TR_DEMOTE_TWICE] = "demote twice",
 	[RT_TR_SPLIT] = "split",           [RT_TR_SPLIT_FULL] = "split full",
 	[RT_TR_SHRINK] = "shrink",         [RT_TR_UNLINK] = "unlink",
-	[RT_TR_BRIDGE] = "bridge",
+	[RT_TR_BRIDGE] = "bridge",         [RT_TR_GROW_ABSORB] = "grow absorb",
 };
 
 static void lib_trans_get(unsigned long *n)
@@ -1281,12 +1309,13 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 	uint64_t hash = 0;
 	bool needs;
 	long linked;
-	int ret;
+	int ret, absorbed;
 
 	acct_before(z, &before);
 	shape_get(key, SHAPE_LAST, &pre);
 	needs = shape_needs_node(&pre);
 	trans = trans_of_insert(&pre);
+	absorbed = trans == T(FZ_T_GROW_ABSORB) ? top_items_only() : -1;
 	if (may_fail || attribute)
 		hash = tree_hash();
 	lib_trans_get(lib_before);
@@ -1364,6 +1393,14 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 			trans = trans_of_copy(key, &pre, linked, bridges, want);
 		else if (trans == T(FZ_T_SPLIT))
 			trans = trans_of_split(key, &pre, linked, bridges, want);
+		else if (trans == T(FZ_T_GROW_ABSORB))
+			/* The new top replaced the old one: it holds the old
+			 * top's items and the key's, at the key's level. */
+			FZ_EXPECT(linked == 0 && rt_entry_compact(fz_tree.rnode) &&
+				  rt_entry_cnode(fz_tree.rnode)->live == absorbed + 1 &&
+				  rt_entry_level(fz_tree.rnode) == rt_level_for(key),
+				  "insert(%#lx) grew taking %d items: linked %ld nodes, top %p", key,
+				  absorbed, linked, fz_tree.rnode);
 		else if (needs)
 			FZ_EXPECT(linked == 1, "insert(%#lx) linked %ld nodes for one", key, linked);
 		else
@@ -1373,6 +1410,7 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 		want[RT_TR_APPEND] = (trans & T(FZ_T_APPEND)) != 0;
 		want[RT_TR_NEW_NODE] = (trans & (T(FZ_T_FIRST) | T(FZ_T_NEW_CHILD))) != 0;
 		want[RT_TR_GROW_ROOT] = (trans & T(FZ_T_GROW_TOP)) != 0;
+		want[RT_TR_GROW_ABSORB] = (trans & T(FZ_T_GROW_ABSORB)) != 0;
 		if (atomic && taken)
 			trans |= z->preloaded ? T(FZ_T_ATOMIC_PRELOADED) : T(FZ_T_ATOMIC_RESERVE);
 	}

@@ -991,16 +991,21 @@ static void seed_shape_demote(struct out *o)
 	check(o);
 }
 
-/* 64 items one per digit of a level-1 C node, then a second key under each
- * digit: each insert demotes a pair into a C leaf, until the node holds 64
- * children one level down and becomes an F node (the last insert faulted
- * first); then a child emptied and a new one in its slot; then two F
- * leaves side by side under the F node, walked across. */
+/* 64 items one per digit of a level-1 C node (the top that key 64 grows
+ * takes key 0's leaf's item), then a second key under each digit: each
+ * insert demotes a pair into a C leaf, until the node holds children one
+ * level down, and maybe a few items for bridges, and becomes an F node (the
+ * last twelve inserts faulted first); then a child emptied and a new one
+ * in its slot; then two F leaves side by side under the F node, walked
+ * across. */
 static void seed_shape_inner_full_64(struct out *o)
 {
 	insrun_pow(o, ksmall(0), 64, 6);
-	insrun_pow(o, ksmall(1), 63, 6);
-	faultrun(o, ku16(4033), 1, 1, F_ALL);
+	insrun_pow(o, ksmall(1), 52, 6);
+	/* The last pairs each under an armed fault first: the copy that
+	 * leaves the node with children only, or with a few items that
+	 * bridges can take, fails at one of them. */
+	faultrun_pow(o, ku16(1 + 52 * 64), 12, 6, F_ALL);
 	check(o);
 	/* Empty one child (unlinked), then a new one in its slot. */
 	delrun(o, ksmall(0), 2, 1);
@@ -1149,6 +1154,31 @@ static void seed_shape_atomic(struct out *o)
 		check(o);
 	}
 	destroy(o, D_REINIT_KERNEL);
+}
+
+/*
+ * Growth that takes the top's items: keys 8 and 16 in a compact top of
+ * items (a leaf; in the 8-slot build a level-1 node), then a key beyond its
+ * range, first with every allocation failing; then the same again from a
+ * top of three items with a tag, and deletes back to empty.
+ */
+static void seed_shape_grow_absorb(struct out *o)
+{
+	ins(o, ksmall(8));
+	ins(o, ksmall(16));
+	faultrun(o, ku16(40000), 1, 1, F_ALL);
+	check(o);
+	delrun(o, ku16(40000), 1, 1);
+	delrun(o, ksmall(8), 9, 1);
+	delrun(o, ksmall(16), 1, 1);
+	insrun(o, ksmall(40), 3, 1);
+	tagrun(o, ksmall(41), 1, 1, 1);
+	faultrun(o, ku16(65000), 1, 1, F_ALL);
+	iter(o, W_TAGGED, ksmall(0), 1, 0, P_NONE);
+	check(o);
+	delrun(o, ksmall(40), 3, 1);
+	delrun(o, ku16(65000), 1, 1);
+	check(o);
 }
 
 /*
@@ -1404,6 +1434,7 @@ static const struct {
 	{ "seed-shape-bridge-64", seed_shape_bridge_64 },
 	{ "seed-shape-bridge-8", seed_shape_bridge_8 },
 	{ "seed-shape-atomic", seed_shape_atomic },
+	{ "seed-shape-grow-absorb", seed_shape_grow_absorb },
 	{ "seed-shape-hold", seed_shape_hold },
 	{ "seed-shape-prefix", seed_shape_prefix },
 };
