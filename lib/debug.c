@@ -131,6 +131,13 @@ static bool rt_verify_compact(struct rt_verify *v, const void *entry, unsigned l
 	    node->cap != rt_cnode_cap_for(rt_cnode_bytes(node), w) || node->next > node->cap)
 		return rt_verify_fail(v, base, level, "bad geometry: %u lines, cap %u, next %u",
 				      node->nr_lines, node->cap, node->next);
+	if (node->sorted > node->next)
+		return rt_verify_fail(v, base, level, "sorted run %u past next %u", node->sorted,
+				      node->next);
+	for (i = 1; i < node->sorted; i++)
+		if (rt_sfx_get(node, w, i - 1) >= rt_sfx_get(node, w, i))
+			return rt_verify_fail(v, base, level, "sorted run %u: entry %u out of order",
+					      node->sorted, i);
 	for (i = node->next; i < node->cap; i++)
 		if (slots[i] || tags[i])
 			return rt_verify_fail(v, base, level, "unused position %u is not clear", i);

@@ -55,6 +55,17 @@ static inline unsigned int rt_cnode_next_rcu(const struct rt_cnode *node)
 	return __atomic_load_n(&node->next, __ATOMIC_ACQUIRE);
 }
 
+/* A reader's sorted run of a C node whose entry count it loaded as @n. */
+static inline unsigned int rt_cnode_sorted_rcu(const struct rt_cnode *node, unsigned int n)
+{
+	/* Relaxed: any value the writer stored is a sorted run of the
+	 * entries it covered, and those are below the @n loaded with acquire
+	 * once clamped (an append may have raised both since). */
+	unsigned int sorted = __atomic_load_n(&node->sorted, __ATOMIC_RELAXED);
+
+	return sorted < n ? sorted : n;
+}
+
 static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 {
 	/* Called after a slot read NULL.  The writer marks the node dead,
@@ -165,11 +176,72 @@ RT_SFX_MATCH_FN(2, uint16_t, RT_SET1_16, rt_sfx16_w2)
 RT_SFX_MATCH_FN(4, uint32_t, RT_SET1_32, rt_sfx16_w4)
 
 /*
- * rt_cnode_find() for 8-byte suffixes, one entry at a time: SSE2 has no
- * 64-bit compare (two 32-bit compares and a shuffle per two entries cost
- * what this loop does), and stopping at the first live candidate halves
- * the scan on average.  The candidates are those of rt_cnode_find().
+ * The first position of the sorted run [0, @s) of C node @node whose suffix
+ * is >= @key, or @s if none.  @hint, where the walk's previous run ended,
+ * is tried first: a walk going on in the node asks for the key after that
+ * run, whose entry usually sits at the next position.  Otherwise a
+ * binary search without branches on the data (a conditional move a step).
  */
+#define RT_SORTED_LOWER_BOUND(type)                                                    \
+	do {                                                                           \
+		const type *sfxs = (const type *)(const void *)node->data;             \
+		const type *first = sfxs;                                              \
+		unsigned int len = s;                                                  \
+		if (hint <= s && (hint == 0 || sfxs[hint - 1] < key) &&                \
+		    (hint == s || sfxs[hint] >= key))                                  \
+			return hint;                                                   \
+		if (len == 0)                                                          \
+			return 0;                                                      \
+		while (len > 1) {                                                      \
+			unsigned int half = len / 2;                                   \
+			first = first[half] < key ? first + half : first;              \
+			len -= half;                                                   \
+		}                                                                      \
+		return (unsigned int)(first - sfxs) + (*first < key);                  \
+	} while (0)
+
+static inline unsigned int rt_sorted_lower_bound(const struct rt_cnode *node, unsigned int w,
+					  unsigned int s, unsigned long key, unsigned int hint)
+{
+	switch (w) {
+	case 1:
+		RT_SORTED_LOWER_BOUND(uint8_t);
+	case 2:
+		RT_SORTED_LOWER_BOUND(uint16_t);
+	case 4:
+		RT_SORTED_LOWER_BOUND(uint32_t);
+	default:
+		RT_SORTED_LOWER_BOUND(uint64_t);
+	}
+}
+
+/*
+ * rt_cnode_find() by the sorted run: a binary search there, then the tail
+ * one entry at a time, stopping at the first live candidate.  The
+ * candidates are those of rt_cnode_find().  In the run, the entries
+ * sharing @sfx's digit sit together, and a run built with a child of that
+ * digit held nothing else of it (appends that extend the run hold items,
+ * and only once the child is gone): so the exact entry is at the lower
+ * bound, and a live child of the digit is there or just before it.  For
+ * 8-byte suffixes (SSE2 has no 64-bit compare: the search executes fewer
+ * instructions than a scan, in callgrind 20% fewer per lookup of uniform
+ * 64-bit keys).  Narrower suffixes are scanned sixteen at a time: the
+ * scan reads the suffix lines in parallel where the search's dependent
+ * loads wait for each other, and measured it is faster even when it
+ * executes more instructions.
+ */
+/* Is entry @i of a C node with 8-byte suffixes @sfxs a live candidate for
+ * @sfx?  *@found gets its entry. */
+static inline bool rt_w8_candidate(const struct radix_tree_root *root, const uint64_t *sfxs,
+				   const uint8_t *tags, void **slots, unsigned int i,
+				   unsigned long sfx, unsigned long mask, void **found)
+{
+	if (sfxs[i] != sfx && (((sfxs[i] ^ sfx) & mask) || !rt_ctag_child(tags, i)))
+		return false;
+	*found = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
+	return *found != NULL;
+}
+
 static inline int rt_cnode_find_w8(const struct radix_tree_root *root,
 				   const struct rt_cnode *node, unsigned int n, unsigned long sfx,
 				   unsigned long mask, void **found)
@@ -177,15 +249,31 @@ static inline int rt_cnode_find_w8(const struct radix_tree_root *root,
 	const uint64_t *sfxs = (const uint64_t *)(const void *)node->data;
 	const uint8_t *tags = rt_cnode_tags(node);
 	void **slots = rt_cnode_slots(node);
-	unsigned int i;
+	unsigned int s = root ? node->sorted : rt_cnode_sorted_rcu(node, n), p, i;
 
-	for (i = 0; i < n; i++) {
-		unsigned long s = sfxs[i];
-		void *e;
+	/* The search's loads depend on each other: start every line of the
+	 * run on its way first, so that misses overlap as in a scan. */
+	for (i = RT_NODE_ALIGN - RT_C_HEADER; i < s * 8; i += RT_NODE_ALIGN)
+		__builtin_prefetch(node->data + i);
+	p = rt_sorted_lower_bound(node, 8, s, sfx, UINT_MAX);
 
-		if (s != sfx && (((s ^ sfx) & mask) || !rt_ctag_child(tags, i)))
-			continue;
-		e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
+	for (i = p > 0 ? p - 1 : 0; i <= p && i < s; i++)
+		if (rt_w8_candidate(root, sfxs, tags, slots, i, sfx, mask, found))
+			return (int)i;
+	for (i = s; i < n; i++)
+		if (rt_w8_candidate(root, sfxs, tags, slots, i, sfx, mask, found))
+			return (int)i;
+	return -1;
+}
+
+/* The first position of @bits whose slot holds an entry; *@found gets it. */
+static inline int rt_cnode_first_live(const struct radix_tree_root *root, void **slots,
+				      unsigned long bits, void **found)
+{
+	for (; bits; bits &= bits - 1) {
+		unsigned int i = (unsigned int)__builtin_ctzl(bits);
+		void *e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
+
 		if (e) {
 			*found = e;
 			return (int)i;
@@ -211,10 +299,15 @@ static inline int rt_cnode_find(const struct radix_tree_root *root, const struct
 				unsigned int level, unsigned long sfx, void **found)
 {
 	unsigned int n = root ? node->next : rt_cnode_next_rcu(node);
+	unsigned int w = rt_sfx_width(level);
 	unsigned long mask = ~rt_level_maxindex(level ? level - 1 : 0), exact, digit;
-	void **slots = rt_cnode_slots(node);
+	void **slots;
+	int pos;
 
-	switch (rt_sfx_width(level)) {
+	if (w == 8)
+		return rt_cnode_find_w8(root, node, n, sfx, mask, found);
+	slots = rt_cnode_slots(node);
+	switch (w) {
 	case 1:
 		rt_sfx_match_w1(node, n, sfx, mask, &exact, &digit);
 		break;
@@ -225,24 +318,14 @@ static inline int rt_cnode_find(const struct radix_tree_root *root, const struct
 		rt_sfx_match_w4(node, n, sfx, mask, &exact, &digit);
 		break;
 	default:
-		return rt_cnode_find_w8(root, node, n, sfx, mask, found);
+		return -1;  /* not reached: searched by the run */
 	}
-	/* A leaf holds items only. */
-	digit = level ? digit & ~exact & rt_ctag_bits(rt_cnode_tags(node), n, RT_CTAG_CHILD_BIT)
-		      : 0;
-	for (unsigned long bits = exact;; bits = digit, digit = 0) {
-		for (; bits; bits &= bits - 1) {
-			unsigned int i = (unsigned int)__builtin_ctzl(bits);
-			void *e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
-
-			if (e) {
-				*found = e;
-				return (int)i;
-			}
-		}
-		if (!digit)
-			return -1;
-	}
+	pos = rt_cnode_first_live(root, slots, exact, found);
+	if (pos >= 0 || !level)  /* a leaf holds items only */
+		return pos;
+	/* No live exact entry: the children of the digit, read only now. */
+	digit &= ~exact & rt_ctag_bits(rt_cnode_tags(node), n, RT_CTAG_CHILD_BIT);
+	return rt_cnode_first_live(root, slots, digit, found);
 }
 
 /* Does @index (suffix @sfx in its parent) lie under the child entry @child

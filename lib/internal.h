@@ -55,7 +55,10 @@
  *      | header | rcu_head / dead | sfx[cap] | tag[cap]| pad | slot[cap] |
  *      +--------+-----------------+----------+---------+-----+-----------+
  *      header: level, size class, cap (entries room), dead, next (entries
- *              used: positions [0, next) were written, in append order)
+ *              used: positions [0, next) were written, in append order),
+ *              sorted (positions [0, sorted) are in key order: a copy
+ *              writes its entries sorted, and an append whose suffix
+ *              exceeds every earlier one extends the run)
  *      sfx[i]  entry i's key suffix: index & maxindex(level), in 1, 2, 4 or
  *              8 bytes (rt_sfx_width(level)).  An item entry matches the
  *              key whose suffix it is.  A child entry holds the child's key
@@ -195,7 +198,11 @@ struct rt_cnode {
 	uint8_t next;        /* entries written. W: tree lock, release store after the
 			      * entry; R: acquire load, then positions below it */
 	uint8_t live;        /* entries whose slot is not NULL. W, R: tree lock */
-	uint8_t pad_[2];
+	uint8_t sorted;      /* positions [0, sorted) hold strictly increasing
+			      * suffixes; never above next, never lowered.
+			      * W: tree lock, before next; R: relaxed, then
+			      * clamped to the next the reader loaded */
+	uint8_t pad_;
 	union {
 		struct rcu_head rcu;      /* once unlinked: call_rcu */
 		struct rt_retired retired; /* before that, under the tree lock */
@@ -318,12 +325,26 @@ static inline struct rt_node *rt_slot_leaf(void **slot, unsigned long index)
 #define RT_C_MAX_ENTRIES 64U
 #define RT_C_HEADER offsetof(struct rt_cnode, data)
 
-/* Bytes of one key suffix at @level: the bits index & maxindex(level). */
+/* Bytes of one key suffix at @level: the bits index & maxindex(level).  A
+ * table: the descents ask at every compact node. */
+#define RT_SFX_WIDTH(level)                                                            \
+	(((level) + 1) * RT_MAP_SHIFT <= 8    ? 1                                      \
+	 : ((level) + 1) * RT_MAP_SHIFT <= 16 ? 2                                      \
+	 : ((level) + 1) * RT_MAP_SHIFT <= 32 ? 4                                      \
+					      : 8)
 static inline unsigned int rt_sfx_width(unsigned int level)
 {
-	unsigned int bits = rt_shift(level + 1);
+	static const uint8_t width[] = {
+		RT_SFX_WIDTH(0),  RT_SFX_WIDTH(1),  RT_SFX_WIDTH(2),  RT_SFX_WIDTH(3),
+		RT_SFX_WIDTH(4),  RT_SFX_WIDTH(5),  RT_SFX_WIDTH(6),  RT_SFX_WIDTH(7),
+		RT_SFX_WIDTH(8),  RT_SFX_WIDTH(9),  RT_SFX_WIDTH(10), RT_SFX_WIDTH(11),
+		RT_SFX_WIDTH(12), RT_SFX_WIDTH(13), RT_SFX_WIDTH(14), RT_SFX_WIDTH(15),
+		RT_SFX_WIDTH(16), RT_SFX_WIDTH(17), RT_SFX_WIDTH(18), RT_SFX_WIDTH(19),
+		RT_SFX_WIDTH(20), RT_SFX_WIDTH(21),
+	};
+	_Static_assert(sizeof(width) >= RT_MAX_LEVELS, "a width for every level");
 
-	return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
+	return width[level];
 }
 
 static inline size_t rt_align8(size_t n)

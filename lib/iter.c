@@ -14,7 +14,8 @@
  * through the slots.  Progress: every step either descends or strictly
  * increases the index it searches from, so a walk terminates even on stale
  * tags or a tree that a writer keeps reshaping; an index that would pass
- * ULONG_MAX ends the walk instead of wrapping to 0.
+ * ULONG_MAX ends the walk instead of wrapping to 0.  Gang lookups take a
+ * compact node whole instead of run by run (rt_gang_cnode()).
  */
 #include "config.h"
 
@@ -114,7 +115,7 @@ static void rt_prefetch_next_leaves(struct rt_node *parent, unsigned long bits,
  * leaf from @offset on, bit @offset set) and return the slot; @prefetch
  * the rest of the leaf (not for gang lookups, which prefetch what they
  * will read themselves, nor for a walk whose earlier chunk already did). */
-static void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
+static inline __attribute__((always_inline)) void **rt_chunk_found(struct radix_tree_iter *iter, struct rt_node *node,
 			     struct rt_node *parent, unsigned long index, unsigned int offset,
 			     unsigned long bits, bool prefetch)
 {
@@ -256,102 +257,154 @@ static enum rt_cfind rt_cnode_next_scan(struct rt_cnode *node, unsigned long bas
 	return RT_CFIND_CHILD;
 }
 
-/*
- * The scan of rt_cnode_next() for one suffix width: the wanted entry with
- * the smallest suffix from @key on (@above), and the wanted child with the
- * largest suffix below it (@below).  Ties go to the later position (a key
- * appended again after its tombstone).  A tagged walk looks only at the
- * positions whose tag bit is set (rt_ctag_bits()).
- */
-#define RT_CNODE_NEXT_PICK(sfxs)                                                       \
-	unsigned long sfx = (sfxs)[i];                                                 \
-	if (sfx >= key ? sfx > above_sfx : sfx < below_sfx)                            \
-		continue;                                                              \
-	if (sfx >= key) {                                                              \
-		above = i;                                                             \
-		above_sfx = sfx;                                                       \
-	} else if (rt_ctag_child(tags, i)) {                                           \
-		below = i;                                                             \
-		below_sfx = sfx;                                                       \
-	}
+/* Positions [@from, @to) as a bitmap (@from <= @to <= RT_C_MAX_ENTRIES). */
+static inline unsigned long rt_pos_range(unsigned int from, unsigned int to)
+{
+	unsigned long below_to = to < RT_BITS_PER_LONG ? (1UL << to) - 1 : ~0UL;
 
-#define RT_CNODE_NEXT_SCAN(type)                                                       \
+	return from < RT_BITS_PER_LONG ? below_to & (~0UL << from) : 0;
+}
+
+/*
+ * The scan of the appended tail [@s, @n) for one suffix width: the wanted
+ * entry (a position of @want: all, or those whose tag bit is set) with the
+ * smallest suffix from @key on (@above), and the wanted child with the
+ * largest suffix below it (@below).  Ties go to the later position (a key
+ * appended again after its tombstone).
+ */
+#define RT_CNODE_TAIL_SCAN(type)                                                       \
 	do {                                                                           \
 		const type *sfxs = (const type *)(const void *)node->data;             \
-		if (tag >= 0) {                                                        \
-			unsigned long todo = rt_ctag_bits(tags, *n, (unsigned int)tag); \
-			for (; todo; todo &= todo - 1) {                               \
-				i = (unsigned int)__builtin_ctzl(todo);                \
-				RT_CNODE_NEXT_PICK(sfxs)                               \
-			}                                                              \
-		} else {                                                               \
-			for (i = 0; i < *n; i++) {                                     \
-				RT_CNODE_NEXT_PICK(sfxs)                               \
+		unsigned long todo = rt_pos_range(s, n) & want;                        \
+		for (; todo; todo &= todo - 1) {                                       \
+			unsigned int i = (unsigned int)__builtin_ctzl(todo);           \
+			unsigned long sfx = sfxs[i];                                   \
+			if (sfx >= key ? sfx > t->above_sfx : sfx < t->below_sfx)      \
+				continue;                                              \
+			if (sfx >= key) {                                              \
+				t->above = i;                                          \
+				t->above_sfx = sfx;                                    \
+			} else if (rt_ctag_child(tags, i)) {                           \
+				t->below = i;                                          \
+				t->below_sfx = sfx;                                    \
 			}                                                              \
 		}                                                                      \
 	} while (0)
+
+/* Candidates of one part of a C node; UINT_MAX: none. */
+struct rt_cand {
+	unsigned int above, below;
+	unsigned long above_sfx, below_sfx;
+};
+
+static void rt_cnode_tail_scan(const struct rt_cnode *node, unsigned int w, unsigned int s,
+			       unsigned int n, unsigned long key, unsigned long want,
+			       struct rt_cand *t)
+{
+	const uint8_t *tags = rt_cnode_tags(node);
+
+	t->above = t->below = UINT_MAX;
+	t->above_sfx = ULONG_MAX;
+	t->below_sfx = 0;
+	switch (w) {
+	case 1:
+		RT_CNODE_TAIL_SCAN(uint8_t);
+		break;
+	case 2:
+		RT_CNODE_TAIL_SCAN(uint16_t);
+		break;
+	case 4:
+		RT_CNODE_TAIL_SCAN(uint32_t);
+		break;
+	default:
+		RT_CNODE_TAIL_SCAN(uint64_t);
+		break;
+	}
+}
 
 /*
  * In C node @node (first key @base): the entry holding the smallest wanted
  * key >= *@index, an item (*@pos, key in *@index) or a child (*@child,
  * *@index raised to its first key if below); *@n gets the entries read.
- * Entries are unsorted (appends), but a live entry's suffix lies in its
- * range and the ranges are disjoint: the answer is the child with the
- * largest suffix below the key, if its range reaches the key, else the
- * entry with the smallest suffix from the key on.  One scan of suffixes
- * and tag bytes picks those two; only their slots are loaded.  If one
- * reads NULL, the full scan decides.
+ * A live entry's suffix lies in its range and the ranges are disjoint, so
+ * the answer is the child with the largest suffix below the key, if its
+ * range reaches the key, else the entry with the smallest suffix from the
+ * key on.  The sorted run gives both by a search (the child can only be
+ * the entry just before the first suffix >= key: any other entry would
+ * lie between it and the key), tombstones skipped; the appended tail by a
+ * scan of suffixes and tag bytes.  A tagged walk looks only at the
+ * positions whose tag bit is set.  Only the candidates' slots are loaded;
+ * if a tail candidate reads NULL, the full scan decides.  @hint: where the
+ * walk's previous run in this node ended (any value is safe).
  */
 static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
-				   unsigned long *index, int tag, unsigned int *n, unsigned int *pos,
-				   void **child)
+				   unsigned long *index, int tag, unsigned int hint,
+				   unsigned int *n, unsigned int *pos, void **child)
 {
-	unsigned int wd = rt_sfx_width(node->level), i, above = UINT_MAX, below = UINT_MAX;
+	unsigned int wd = rt_sfx_width(node->level), s, p0, at = UINT_MAX;
 	void **slots = rt_cnode_slots(node);
 	const uint8_t *tags = rt_cnode_tags(node);
-	unsigned long key = *index - base, above_sfx = ULONG_MAX, below_sfx = 0;
-	void *e;
+	unsigned long key = *index - base, at_sfx = ULONG_MAX, todo, want;
+	bool skipped = false;
+	struct rt_cand t;
+	void *e = NULL;
 
 	*n = rt_cnode_next_rcu(node);
-	switch (wd) {
-	case 1:
-		RT_CNODE_NEXT_SCAN(uint8_t);
-		break;
-	case 2:
-		RT_CNODE_NEXT_SCAN(uint16_t);
-		break;
-	case 4:
-		RT_CNODE_NEXT_SCAN(uint32_t);
-		break;
-	default:
-		RT_CNODE_NEXT_SCAN(uint64_t);
-		break;
-	}
-	if (below != UINT_MAX) {
-		e = rt_entry_rcu(slots[below]);
-		if (!e)
-			goto scan;
-		if (rt_entry_last(below_sfx, e) >= key) {
-			*pos = below;
+	s = rt_cnode_sorted_rcu(node, *n);
+	want = tag >= 0 ? rt_ctag_bits(tags, *n, (unsigned int)tag) : rt_pos_range(0, *n);
+	p0 = rt_sorted_lower_bound(node, wd, s, key, hint);
+	if (p0 > 0 && ((want >> (p0 - 1)) & 1) && rt_ctag_child(tags, p0 - 1)) {
+		/* NULL: a deleted child (a retired node keeps its children). */
+		e = rt_entry_rcu(slots[p0 - 1]);
+		if (e && rt_entry_last(rt_sfx_get(node, wd, p0 - 1), e) >= key) {
+			*pos = p0 - 1;
 			*child = e;
 			return RT_CFIND_CHILD;
 		}
 	}
-	if (above == UINT_MAX) {
-		/* Nothing from the key on, unless the node was copied
-		 * before this reader came (a walk going on in it). */
-		return rt_cnode_dead_rcu(node) ? RT_CFIND_RETRY : RT_CFIND_NONE;
+	for (todo = rt_pos_range(p0, s) & want; todo; todo &= todo - 1) {
+		unsigned int i = (unsigned int)__builtin_ctzl(todo);
+
+		e = rt_entry_rcu(slots[i]);
+		if (e) {
+			at = i;
+			at_sfx = rt_sfx_get(node, wd, i);
+			break;
+		}
+		skipped = true;  /* a tombstone, or an item moved out */
 	}
-	e = rt_entry_rcu(slots[above]);
-	if (!e)
-		goto scan;
-	*pos = above;
+	rt_cnode_tail_scan(node, wd, s, *n, key, want, &t);
+	if (t.below != UINT_MAX) {
+		void *b = rt_entry_rcu(slots[t.below]);
+
+		if (!b)
+			goto scan;
+		if (rt_entry_last(t.below_sfx, b) >= key) {
+			*pos = t.below;
+			*child = b;
+			return RT_CFIND_CHILD;
+		}
+	}
+	if (t.above != UINT_MAX && t.above_sfx <= at_sfx) {
+		e = rt_entry_rcu(slots[t.above]);
+		if (!e)
+			goto scan;
+		at = t.above;
+		at_sfx = t.above_sfx;
+	}
+	/* A NULL passed over, or nothing from the key on, may mean the node
+	 * was copied before this reader came (a walk going on in it). */
+	if ((skipped || at == UINT_MAX) && rt_cnode_dead_rcu(node))
+		return RT_CFIND_RETRY;
+	if (at == UINT_MAX)
+		return RT_CFIND_NONE;
+	*pos = at;
 	if (!rt_is_internal(e)) {
-		*index = base | above_sfx;
+		*index = base | at_sfx;
 		return RT_CFIND_ITEM;
 	}
-	if (((base | above_sfx) & ~rt_level_maxindex(rt_entry_level(e))) > *index)
-		*index = (base | above_sfx) & ~rt_level_maxindex(rt_entry_level(e));
+	if (((base | at_sfx) & ~rt_level_maxindex(rt_entry_level(e))) > *index)
+		*index = (base | at_sfx) & ~rt_level_maxindex(rt_entry_level(e));
 	*child = e;
 	return RT_CFIND_CHILD;
 scan:
@@ -360,20 +413,45 @@ scan:
 
 /* ---- the engine ------------------------------------------------------------ */
 
-RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
-					  struct radix_tree_iter *iter, unsigned int flags)
+/* Where the previous chunk's run ended in C node @node, its parent (a
+ * position, maybe past the entries), or UINT_MAX. */
+static unsigned int rt_run_end_pos(const struct radix_tree_iter *iter, const struct rt_cnode *node)
+{
+	uintptr_t off = (uintptr_t)iter->run_end - (uintptr_t)rt_cnode_slots(node);
+
+	return off <= RT_C_MAX_ENTRIES * sizeof(void *) ? (unsigned int)(off / sizeof(void *))
+							: UINT_MAX;
+}
+
+/*
+ * A node above the previous chunk's node, for a walk that can keep it
+ * (the gang lookups' iterator is theirs alone): the next search starts
+ * there while the key is in its range.  @pos: a compact node's position
+ * of the child taken (the next search's hint is the position after it).
+ */
+struct rt_above {
+	void *entry;
+	unsigned int pos;
+};
+
+static inline __attribute__((always_inline)) void **
+rt_next_chunk(const struct radix_tree_root *root, struct radix_tree_iter *iter, unsigned int flags,
+	      struct rt_above *above, const char *fn)
 {
 	bool contig = flags & RADIX_TREE_ITER_CONTIG;
 	int tag = flags & RADIX_TREE_ITER_TAGGED ? (int)(flags & RADIX_TREE_ITER_TAG_MASK) : -1;
 	struct rt_node *up = NULL;  /* the full level-1 node above the leaf we reach */
 	bool from_parent = false;   /* went on from the previous chunk's parent */
+	unsigned int hint = UINT_MAX;  /* rt_cnode_next()'s, in iter->parent */
+	void *prev = NULL;             /* the node above the one searched */
+	unsigned int prev_pos = 0;     /* ... and the slot or entry taken there */
 	unsigned long index, start;
 	unsigned int level;
 	void *entry;
 
 	if (!root || !iter || iter->done || tag >= RADIX_TREE_MAX_TAGS)
 		return NULL;
-	rt_reader_check(root, __func__);
+	rt_reader_check(root, fn);
 	start = index = iter->next_index;
 	/*
 	 * The next key still under the previous full leaf's full parent:
@@ -401,10 +479,26 @@ RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 	    !((index ^ iter->index) & ~rt_level_maxindex(rt_entry_level(iter->parent))) &&
 	    !rt_cnode_dead_rcu(rt_entry_cnode(iter->parent))) {
 		entry = iter->parent;
+		hint = rt_run_end_pos(iter, rt_entry_cnode(entry));
+		goto search;
+	}
+	/*
+	 * The next key still in the range of a node above the previous
+	 * chunk's: search on from there, as from a parent above (a full node
+	 * stays readable and holds every item below it that it held; a
+	 * compact one too unless dead, and rt_cnode_next() checks again).
+	 */
+	if (above && above->entry && index &&
+	    !((index ^ iter->index) & ~rt_level_maxindex(rt_entry_level(above->entry))) &&
+	    (!rt_entry_compact(above->entry) || !rt_cnode_dead_rcu(rt_entry_cnode(above->entry)))) {
+		entry = above->entry;
+		if (rt_entry_compact(entry))
+			hint = above->pos + 1;
 		goto search;
 	}
 restart:
 	from_parent = false;
+	prev = NULL;
 	entry = rt_entry_rcu(root->rnode);
 	if (!entry || (tag >= 0 && !(rt_bits_rcu(root->tags) & (1UL << tag))))
 		goto end;
@@ -452,20 +546,25 @@ search:
 					goto restart;
 				continue;
 			}
+			prev = entry;
+			prev_pos = found;
 			entry = child;
 			continue;
 		} else {
 			struct rt_cnode *node = rt_entry_cnode(entry);
-			unsigned int n, pos = 0;
+			unsigned int n, pos = 0, h = hint;
 			void *child = NULL;
 
 			up = NULL;
-			switch (rt_cnode_next(node, index & ~rt_level_maxindex(level), &index, tag, &n,
-					      &pos, &child)) {
+			hint = UINT_MAX;  /* it belongs to the first C node searched */
+			switch (rt_cnode_next(node, index & ~rt_level_maxindex(level), &index, tag, h,
+					      &n, &pos, &child)) {
 			case RT_CFIND_ITEM:
 				rt_chunk_run(iter, node, n, pos, index, tag);
 				goto found;
 			case RT_CFIND_CHILD:
+				prev = entry;
+				prev_pos = pos;
 				entry = child;
 				continue;
 			case RT_CFIND_NONE:
@@ -483,6 +582,10 @@ past:
 		goto restart;
 	}
 found:
+	if (above) {
+		above->entry = prev;
+		above->pos = prev_pos;
+	}
 	/* A hole ends a contiguous walk. */
 	if (contig && iter->index != start)
 		goto end;
@@ -490,6 +593,12 @@ found:
 end:
 	iter->done = 1;
 	return NULL;
+}
+
+RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
+					  struct radix_tree_iter *iter, unsigned int flags)
+{
+	return rt_next_chunk(root, iter, flags, NULL, __func__);
 }
 
 RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *iter)
@@ -523,31 +632,131 @@ static inline void rt_gang_store(void **items, void ***slots, unsigned long *ind
 }
 
 /*
- * A chunk from a compact node: a run of consecutive keys, every one of
- * which held an item when the chunk was found.  Collect them; a slot that
- * reads NULL was deleted, or emptied because the node was copied (dead).
- * At a NULL in a dead node the walk is sent back to that key
- * (iter->next_index, from the root): the keys before it are kept.
+ * The positions of C node @node (@n entries, sorted run [0, @s)) to emit
+ * after the sorted run's: those of the appended tail whose suffix is
+ * >= @key and that are wanted (@want), in key order; a later position
+ * first among equal suffixes (a key appended again after its tombstone).
+ * Returns how many.
  */
-static inline void rt_gang_compact(struct radix_tree_iter *iter, void **items, void ***slots,
-				   unsigned long *indices, unsigned long *n, unsigned int max)
+#define RT_TAIL_SORT(type)                                                             \
+	do {                                                                           \
+		const type *sfxs = (const type *)(const void *)node->data;             \
+		for (; todo; todo &= todo - 1) {                                       \
+			unsigned int i = (unsigned int)__builtin_ctzl(todo), j;        \
+			if (sfxs[i] < key)                                             \
+				continue;                                              \
+			for (j = nt++; j > 0 && sfxs[out[j - 1]] >= sfxs[i]; j--)      \
+				out[j] = out[j - 1];                                   \
+			out[j] = (uint8_t)i;                                           \
+		}                                                                      \
+	} while (0)
+
+static unsigned int rt_tail_sorted(const struct rt_cnode *node, unsigned int w, unsigned int s,
+				   unsigned int n, unsigned long key, unsigned long want,
+				   uint8_t *out)
 {
-	void **s;
+	unsigned long todo = rt_pos_range(s, n) & want;
+	unsigned int nt = 0;
 
-	for (s = iter->chunk; s < iter->run_end && *n < max; s++) {
-		void *item = rt_entry_rcu(*s);
+	switch (w) {
+	case 1:
+		RT_TAIL_SORT(uint8_t);
+		break;
+	case 2:
+		RT_TAIL_SORT(uint16_t);
+		break;
+	case 4:
+		RT_TAIL_SORT(uint32_t);
+		break;
+	default:
+		RT_TAIL_SORT(uint64_t);
+		break;
+	}
+	return nt;
+}
 
-		if (!item) {
-			if (rt_cnode_dead_rcu(rt_entry_cnode(iter->parent))) {
-				iter->next_index = radix_tree_iter_key(iter, s);
-				iter->done = 0;
+/*
+ * A chunk from a compact node (iter->parent): rather than one run at a
+ * time, collect every wanted item of the node from the chunk's key on, in
+ * key order, merging the sorted run (from its lower bound) with the
+ * appended tail sorted here.  Keys only ascend: an item whose key is not
+ * above the last one collected, or a child whose range ends below it, is
+ * passed over (two live entries for one key: a delete and a re-append
+ * seen at different moments).  Stops
+ *  - at @max;
+ *  - before a child: the walk goes on at its first key (in the node);
+ *  - at a NULL slot in a dead node (its items moved to the copy): the
+ *    walk looks again from that key, from the root;
+ *  - at the node's end: the walk goes on after the node's range.
+ * A NULL slot in a live node was deleted and is skipped.
+ */
+static unsigned long rt_gang_cnode(struct radix_tree_iter *iter, int tag, void **items,
+				   void ***slots, unsigned long *indices, unsigned long n,
+				   unsigned int max)
+{
+	struct rt_cnode *node = rt_entry_cnode(iter->parent);
+	unsigned int level = node->level, w = rt_sfx_width(level);
+	unsigned int cnt = rt_cnode_next_rcu(node), s = rt_cnode_sorted_rcu(node, cnt);
+	void **nslots = rt_cnode_slots(node);
+	const uint8_t *tags = rt_cnode_tags(node);
+	unsigned long base = iter->index & ~rt_level_maxindex(level), key = iter->index - base;
+	unsigned long want = tag >= 0 ? rt_ctag_bits(tags, cnt, (unsigned int)tag)
+				      : rt_pos_range(0, cnt);
+	unsigned long run, next = iter->index, k;
+	unsigned int hint = (unsigned int)(iter->chunk - nslots), nt, ti = 0, i;
+	uint8_t tail[RT_C_MAX_ENTRIES];
+
+	/* The chunk's run may have ended the walk at ULONG_MAX: decided
+	 * again below, since this stops wherever the node says. */
+	iter->done = 0;
+	run = rt_pos_range(rt_sorted_lower_bound(node, w, s, key, hint), s) & want;
+	nt = rt_tail_sorted(node, w, s, cnt, key, want, tail);
+	while (n < max) {
+		void *e;
+
+		if (run && (ti == nt || rt_sfx_get(node, w, (unsigned int)__builtin_ctzl(run)) <
+						rt_sfx_get(node, w, tail[ti]))) {
+			i = (unsigned int)__builtin_ctzl(run);
+			run &= run - 1;
+		} else if (ti < nt) {
+			i = tail[ti++];
+		} else {
+			/* The node's end: on after its range. */
+			next = (base | rt_level_maxindex(level)) + 1;
+			iter->done = next == 0;
+			break;
+		}
+		k = base | rt_sfx_get(node, w, i);
+		e = rt_entry_rcu(nslots[i]);
+		if (!e) {
+			if (k >= next && rt_cnode_dead_rcu(node)) {
+				next = k;
 				iter->parent = NULL;
-				return;
+				break;
 			}
 			continue;
 		}
-		rt_gang_store(items, slots, indices, (*n)++, item, s, radix_tree_iter_key(iter, s));
+		if (rt_is_internal(e)) {
+			unsigned long first = k & ~rt_level_maxindex(rt_entry_level(e));
+
+			if ((k | rt_level_maxindex(rt_entry_level(e))) < next)
+				continue;
+			next = first > next ? first : next;
+			iter->run_end = &nslots[i];
+			break;
+		}
+		if (k < next)
+			continue;
+		rt_gang_store(items, slots, indices, n++, e, &nslots[i], k);
+		iter->index = k;
+		next = k + 1;
+		if (next == 0) {
+			iter->done = 1;
+			break;
+		}
 	}
+	iter->next_index = next;
+	return n;
 }
 
 /*
@@ -564,6 +773,7 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 	unsigned long first, unsigned int max, unsigned int flags, const char *fn)
 {
 	struct radix_tree_iter iter;
+	struct rt_above above = { NULL, 0 };
 	unsigned long n = 0;  /* a full word: no zero-extension per item */
 	void **slot;
 
@@ -571,10 +781,12 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 		return 0;
 	rt_reader_check(root, fn);
 	radix_tree_iter_init(&iter, first);
-	while (n < max && (slot = radix_tree_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP))) {
+	while (n < max && (slot = rt_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP, &above, fn))) {
 		if (caa_unlikely(iter.parent && rt_entry_compact(iter.parent))) {
-			/* A compact run: an emptied slot may mean "moved". */
-			rt_gang_compact(&iter, items, slots, indices, &n, max);
+			n = rt_gang_cnode(&iter, flags & RADIX_TREE_ITER_TAGGED
+							 ? (int)(flags & RADIX_TREE_ITER_TAG_MASK)
+							 : -1,
+					  items, slots, indices, n, max);
 			continue;
 		}
 		if (flags & RADIX_TREE_ITER_TAGGED) {

@@ -276,6 +276,9 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 			slots[i] = ents[i].entry;
 		}
 		node->next = node->live = (uint8_t)n;
+		for (i = 1; i < n && ents[i - 1].sfx < ents[i].sfx; i++)
+			;
+		node->sorted = (uint8_t)(n ? i : 0);
 		return rt_cnode_entry(node);
 	}
 }
@@ -443,13 +446,18 @@ static struct rt_node_plan *rt_plan_one(struct rt_plan *plan, unsigned int level
 static void rt_cnode_append(struct radix_tree_root *root, struct rt_cnode *node,
 			    unsigned long sfx, void *item)
 {
-	unsigned int i = node->next;
+	unsigned int i = node->next, w = rt_sfx_width(node->level);
 
 	rt_assert_locked(root);
 	/* Position i was never used: its suffix, tag byte and slot are zero,
 	 * and no reader looks at it before next covers it. */
-	rt_sfx_put(node, rt_sfx_width(node->level), i, sfx);
+	rt_sfx_put(node, w, i, sfx);
 	CMM_STORE_SHARED(rt_cnode_slots(node)[i], item);
+	/* A suffix above every earlier one extends the sorted run.  Relaxed:
+	 * a reader clamps it to the count it loaded, which covers the entry
+	 * only after the release below. */
+	if (node->sorted == i && (i == 0 || rt_sfx_get(node, w, i - 1) < sfx))
+		__atomic_store_n(&node->sorted, (uint8_t)(i + 1), __ATOMIC_RELAXED);
 	/* Publish: release, so that a reader that sees the new count sees the
 	 * suffix and the initialised item. */
 	__atomic_store_n(&node->next, (uint8_t)(i + 1), __ATOMIC_RELEASE);

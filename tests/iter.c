@@ -651,6 +651,96 @@ Test(iter, readers_walk_while_a_writer_reshapes, .timeout = 120)
 	t_finish(&tree);
 }
 
+/*
+ * gang_lookup_reaches_ulong_max_while_its_node_is_copied: a regression
+ * test.  The interleaving that broke: a gang lookup found a run of
+ * consecutive keys ending at ULONG_MAX in a compact node, which marked the
+ * walk done (nothing can follow ULONG_MAX); before it read the run's
+ * slots, a writer copied the node, and a slot read NULL in the dead node.
+ * The lookup went back to the root from that key, but the walk was still
+ * marked done, so it returned the keys before that one and stopped.  Here
+ * readers look up the run of the last RUN keys, present throughout, over
+ * and over, while a writer churns keys just below it in the same node
+ * (its appends fill the node, which is then copied): every call must
+ * return the whole run.
+ */
+#define U_RUN 16UL
+#define U_CHURN 24UL  /* keys below the run that the writer inserts and deletes */
+static int u_stop;
+static unsigned long u_errors, u_calls;
+
+static void *u_reader(void *arg)
+{
+	void *items[2 * U_RUN];
+
+	(void)arg;
+	urcu_memb_register_thread();
+	while (!uatomic_read(&u_stop)) {
+		unsigned int n;
+
+		urcu_memb_read_lock();
+		n = radix_tree_gang_lookup(&tree, items, ULONG_MAX - U_RUN + 1, 2 * U_RUN);
+		for (unsigned int i = 0; i < n; i++)
+			if (!titem_ok(items[i], ULONG_MAX - U_RUN + 1 + i) &&
+			    uatomic_add_return(&u_errors, 1) <= 10)
+				fprintf(stderr, "gang: result %u is not the run's item\n", i);
+		urcu_memb_read_unlock();
+		if (n != U_RUN && uatomic_add_return(&u_errors, 1) <= 10)
+			fprintf(stderr, "gang from the run's start: %u items of %lu\n", n, U_RUN);
+		uatomic_inc(&u_calls);
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+Test(iter, gang_lookup_reaches_ulong_max_while_its_node_is_copied, .timeout = 120)
+{
+	static struct titem *churn[U_CHURN];
+	struct t_rng rng = { 0x5eed0fULL };
+	unsigned long copies = 0, calls_before;
+	pthread_t readers[2];
+	void *top;
+
+	for (unsigned long k = ULONG_MAX - U_RUN + 1; k != 0; k++)
+		t_insert_new(&tree, k);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(pthread_create(&readers[i], NULL, u_reader, NULL), 0);
+	calls_before = uatomic_read(&u_calls);
+	top = rcu_dereference(tree.rnode);
+	for (unsigned long op = 0;
+	     op < t_scaled(400000) || uatomic_read(&u_calls) < calls_before + 1000; op++) {
+		unsigned long i = t_rand_below(&rng, U_CHURN);
+		unsigned long key = ULONG_MAX - U_RUN - i;
+
+		if (churn[i]) {
+			cr_assert_eq(radix_tree_delete(&tree, key), churn[i]);
+			titem_free_rcu(&urcu_memb_flavor, churn[i]);
+			churn[i] = NULL;
+		} else {
+			churn[i] = t_insert_new(&tree, key);
+		}
+		if (rcu_dereference(tree.rnode) != top) {
+			top = rcu_dereference(tree.rnode);
+			copies++;
+		}
+	}
+	uatomic_set(&u_stop, 1);
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(pthread_join(readers[i], NULL), 0);
+	fprintf(stderr, "iter.ulong_max_gang: %lu gang calls, %lu copies of the top node\n",
+		uatomic_read(&u_calls) - calls_before, copies);
+	cr_assert_eq(u_errors, 0, "%lu reader errors (first ones on stderr)", u_errors);
+	cr_assert_gt(copies, 1000, "the run's node was copied %lu times only", copies);
+	for (unsigned long i = 0; i < U_CHURN; i++)
+		if (churn[i]) {
+			cr_assert_eq(radix_tree_delete(&tree, ULONG_MAX - U_RUN - i), churn[i]);
+			titem_free_rcu(&urcu_memb_flavor, churn[i]);
+		}
+	t_verify(&tree);
+	urcu_memb_barrier();
+	t_finish(&tree);
+}
+
 /* ---- walks that go on inside a compact node ------------------------------ */
 
 /*
@@ -1142,9 +1232,9 @@ Test(iter, cnode_walk_across_children_and_tombstones, .timeout = 120)
 
 /* ---- gang lookups that start inside a compact node ----------------------- */
 
-static void *g_items[8];
-static void **g_slots[8];
-static unsigned long g_indices[8];
+static void *g_items[64];
+static void **g_slots[64];
+static unsigned long g_indices[64];
 static unsigned long g_calls, g_mid;
 
 /*
@@ -1277,5 +1367,126 @@ Test(iter, cnode_gang_lookups_resume_mid_node, .timeout = 120)
 	fprintf(stderr, "iter.cnode_gang: %lu gang calls, %lu starting after a full batch\n",
 		g_calls, g_mid);
 	cr_assert_gt(g_mid, 0);
+	t_finish(&tree);
+}
+
+/* ---- a sorted run and an appended tail --------------------------------- */
+
+/* The top node, a compact node, with its sorted run shorter than its
+ * entries and at least @run_min long. */
+static struct rt_cnode *st_top_split(unsigned int run_min)
+{
+	void *top = rcu_dereference(tree.rnode);
+	struct rt_cnode *node;
+
+	cr_assert(top && rt_is_internal(top) && rt_entry_compact(top), "the top is not compact");
+	node = rt_entry_cnode(top);
+	cr_assert_geq(node->sorted, run_min, "sorted run %u, expected %u at least", node->sorted,
+		      run_min);
+	cr_assert_lt(node->sorted, node->next, "no appended tail: sorted run %u of %u",
+		     node->sorted, node->next);
+	return node;
+}
+
+/* The longest run of strictly increasing suffixes from position 0. */
+static unsigned int st_run_len(const struct rt_cnode *node)
+{
+	unsigned int w = rt_sfx_width(node->level), i;
+
+	for (i = 1; i < node->next && rt_sfx_get(node, w, i - 1) < rt_sfx_get(node, w, i); i++)
+		;
+	return i;
+}
+
+static bool st_run_has_child(const struct rt_cnode *node)
+{
+	void **slots = rt_cnode_slots(node);
+
+	for (unsigned int i = 0; i < node->sorted; i++)
+		if (rcu_dereference(slots[i]) && rt_is_internal(rcu_dereference(slots[i])))
+			return true;
+	return false;
+}
+
+/* Every walk and gang lookup from every key of [@from, @to]: the model's. */
+static void st_check_everywhere(unsigned long from, unsigned long to)
+{
+	static const unsigned int batches[] = { 1, 3, 8, 64 };
+	unsigned long last;
+
+	for (unsigned long start = from;; start++) {
+		check_all_walks(start);
+		for (size_t b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
+			gang_check(start, batches[b], -1, &last);
+			gang_check(start, batches[b], 0, &last);
+		}
+		if (start == to)
+			break;
+	}
+	t_verify(&tree);
+}
+
+/*
+ * cnode_sorted_run_and_appended_tail: guards the walks and gang lookups
+ * that search a compact node's sorted run by its order and sort only the
+ * entries appended after it.  Items: the even keys of a span appended in
+ * ascending order (the run grows with them), then odd keys in descending
+ * order (a tail that interleaves the run), three run keys deleted
+ * (tombstones in the run) and one of them appended again (a tail entry
+ * holding a key whose tombstone is in the run), a tail key deleted.  Then
+ * a node of children and items (the run) given items in descending order.
+ * From every key, every walk and gang lookup must give the model's keys.
+ */
+Test(iter, cnode_sorted_run_and_appended_tail, .timeout = 120)
+{
+	t_rng_init(&cw_rng, "iter.sorted_run");
+	for (size_t b = 0; b < sizeof(cw_bases) / sizeof(cw_bases[0]); b++) {
+		struct rt_cnode *node = NULL;
+		unsigned long r;
+
+		cw_base = cw_bases[b];
+		model_init(&m);
+		/* Twenty keys, and on until the node has room for a tail. */
+		for (r = 0; r < 40 || node->cap < node->next + 6; r += 2) {
+			cr_assert_lt(r, CW_SPAN, "no room left for a tail");
+			add(cw_base + r, cw_rand(2) ? 1 : 0);
+			node = rt_entry_cnode(rcu_dereference(tree.rnode));
+		}
+		cr_assert_eq(node->sorted, node->next, "ascending appends: run %u of %u",
+			     node->sorted, node->next);
+		for (r = CW_SPAN - 1; node->next + 2 < node->cap && r > 0; r -= 2)
+			add(cw_base + r, cw_rand(2) ? 1 : 0);
+		cw_delete(cw_base + 4);
+		cw_delete(cw_base + 10);
+		cw_delete(cw_base + 12);
+		add(cw_base + 10, 1);
+		cw_delete(cw_base + CW_SPAN - 1);
+		cr_assert_eq(st_top_split(10), node, "the node was copied");
+		/* radix_tree_verify() holds the run to its order. */
+		node->sorted = node->next;
+		cr_assert_eq(radix_tree_verify(&tree), -EUCLEAN, "an unsorted run passed");
+		node->sorted = (uint8_t)(node->next + 1);
+		cr_assert_eq(radix_tree_verify(&tree), -EUCLEAN, "a run past next passed");
+		node->sorted = (uint8_t)(st_run_len(node));
+		st_check_everywhere(cw_base ? cw_base - 1 : 0,
+				    cw_base + CW_SPAN - 1 + (cw_base + CW_SPAN != 0));
+		model_free(&m);
+		t_empty(&tree);
+	}
+	mx_fill();
+	{
+		struct rt_cnode *node = rt_entry_cnode(rcu_dereference(tree.rnode));
+		unsigned long key;
+
+		/* Items ahead of and between the children, in descending order. */
+		for (key = 8 * MX_BLOCK - 1; node->next < node->cap && key > 0; key -= 5)
+			if (!model_find(&m, key) && (key / MX_BLOCK) % 2 == 0)
+				add(key, cw_rand(2));
+		cr_assert_eq(st_top_split(1), node, "the node was copied");
+		cr_assert(st_run_has_child(node), "no child in the sorted run");
+		st_check_everywhere(0, 8 * MX_BLOCK);
+	}
+	model_free(&m);
+	t_empty(&tree);
 	t_finish(&tree);
 }
