@@ -77,103 +77,80 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 }
 
 /*
- * Matching suffixes: for the positions below @n of C node @node, the
- * bitmaps (bit i: position i) of the suffixes equal to @value (*@exact)
- * and of those equal to it under @mask (*@masked).  Sixteen entries at a
- * time where SSE2 is there, for blocks at least half used and lying
- * inside the node (the bytes after the last entry are other arrays of the
- * node, read and masked off); the rest one by one.  One function per
- * suffix width (8-byte suffixes: rt_cnode_find_w8()).
+ * Matching suffixes: for the positions below @n of C node @node, whose
+ * suffixes are @w bytes wide (1, 2 or 4: 8-byte suffixes are searched,
+ * rt_cnode_find_w8()), the bitmap (bit i: position i) of the suffixes
+ * equal to @value, or (@masked) equal to it under @mask.  Sixteen entries
+ * at a time where SSE2 is there, for every block that lies inside the
+ * node (the bytes after the last entry are other arrays of the node, read
+ * and masked off); the rest one by one.  Callers pass @w and
+ * @masked as constants: each use compiles to one width's code.
  */
 #ifdef __SSE2__
-/* Bitmaps of one block of sixteen 1-byte suffixes. */
-static inline __attribute__((always_inline)) void
-rt_sfx16_w1(const __m128i *v, __m128i want, __m128i mwant, __m128i mask, unsigned int *e,
-	    unsigned int *m)
+static inline __attribute__((always_inline)) __m128i rt_sse_set1(unsigned int w,
+								  unsigned long x)
 {
-	__m128i x = _mm_loadu_si128(v);
-
-	*e = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(x, want));
-	*m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, mask), mwant));
+	return w == 1 ? _mm_set1_epi8((char)x)
+	       : w == 2 ? _mm_set1_epi16((short)x)
+			: _mm_set1_epi32((int)x);
 }
 
-static inline __attribute__((always_inline)) void
-rt_sfx16_w2(const __m128i *v, __m128i want, __m128i mwant, __m128i mask, unsigned int *e,
-	    unsigned int *m)
+/* The bitmap of one block of sixteen suffixes (@w vectors). */
+static inline __attribute__((always_inline)) unsigned int
+rt_sfx16_match(const unsigned char *p, unsigned int w, __m128i want, __m128i mask, bool masked)
 {
-	__m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
+	__m128i r[4];
 
-	*e = (unsigned int)_mm_movemask_epi8(
-		_mm_packs_epi16(_mm_cmpeq_epi16(a, want), _mm_cmpeq_epi16(b, want)));
-	*m = (unsigned int)_mm_movemask_epi8(
-		_mm_packs_epi16(_mm_cmpeq_epi16(_mm_and_si128(a, mask), mwant),
-				_mm_cmpeq_epi16(_mm_and_si128(b, mask), mwant)));
-}
+#pragma GCC unroll 4
+	for (unsigned int j = 0; j < w; j++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p + j);
 
-static inline __attribute__((always_inline)) void
-rt_sfx16_w4(const __m128i *v, __m128i want, __m128i mwant, __m128i mask, unsigned int *e,
-	    unsigned int *m)
-{
-	__m128i x[4], re[4], rm[4];
-
-	for (int j = 0; j < 4; j++) {
-		x[j] = _mm_loadu_si128(v + j);
-		re[j] = _mm_cmpeq_epi32(x[j], want);
-		rm[j] = _mm_cmpeq_epi32(_mm_and_si128(x[j], mask), mwant);
+		if (masked)
+			x = _mm_and_si128(x, mask);
+		r[j] = w == 1 ? _mm_cmpeq_epi8(x, want)
+		       : w == 2 ? _mm_cmpeq_epi16(x, want)
+				: _mm_cmpeq_epi32(x, want);
 	}
-	*e = (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(re[0], re[1]),
-							     _mm_packs_epi32(re[2], re[3])));
-	*m = (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(rm[0], rm[1]),
-							     _mm_packs_epi32(rm[2], rm[3])));
+	if (w == 1)
+		return (unsigned int)_mm_movemask_epi8(r[0]);
+	if (w == 2)
+		return (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(r[0], r[1]));
+	return (unsigned int)_mm_movemask_epi8(
+		_mm_packs_epi16(_mm_packs_epi32(r[0], r[1]), _mm_packs_epi32(r[2], r[3])));
 }
-
 #endif
 
-#define RT_SFX_MATCH_FN(w, type, set1, sse)                                            \
-	static inline __attribute__((always_inline)) void rt_sfx_match_w##w(           \
-		const struct rt_cnode *node, unsigned int n, unsigned long value,      \
-		unsigned long mask, unsigned long *exact, unsigned long *masked)       \
-	{                                                                              \
-		const type *sfx = (const type *)(const void *)node->data;              \
-		unsigned long e = 0, m = 0;                                            \
-		unsigned int i = 0;                                                    \
-		RT_SFX_MATCH_SSE(w, type, set1, sse)                                   \
-		for (; i < n; i++) {                                                   \
-			e |= (unsigned long)(sfx[i] == (type)value) << i;              \
-			m |= (unsigned long)((sfx[i] & (type)mask) == (type)(value & mask)) \
-			     << i;                                                     \
-		}                                                                      \
-		*exact = e;                                                            \
-		*masked = m;                                                           \
-	}
+static inline __attribute__((always_inline)) unsigned long
+rt_sfx_match(const struct rt_cnode *node, unsigned int w, unsigned int n, unsigned long value,
+	     unsigned long mask, bool masked)
+{
+	unsigned long bits = 0;
+	unsigned int i = 0;
 
+	if (masked)
+		value &= mask;
 #ifdef __SSE2__
-#define RT_SFX_MATCH_SSE(w, type, set1, sse)                                           \
-	{                                                                              \
-		size_t room = rt_cnode_bytes(node) - RT_C_HEADER;                      \
-		__m128i want = set1((type)value), k = set1((type)mask);                \
-		__m128i mwant = set1((type)(value & mask));                            \
-		for (; i + 8 <= n && (size_t)(i + 16) * w <= room; i += 16) {          \
-			unsigned int be, bm;                                           \
-			sse((const __m128i *)(const void *)(sfx + i), want, mwant, k, &be, &bm); \
-			e |= (unsigned long)be << i;                                   \
-			m |= (unsigned long)bm << i;                                   \
-		}                                                                      \
-		if (n < RT_BITS_PER_LONG) {                                            \
-			e &= (1UL << n) - 1;                                           \
-			m &= (1UL << n) - 1;                                           \
-		}                                                                      \
-	}
-#define RT_SET1_8(x) _mm_set1_epi8((char)(x))
-#define RT_SET1_16(x) _mm_set1_epi16((short)(x))
-#define RT_SET1_32(x) _mm_set1_epi32((int)(x))
-#else
-#define RT_SFX_MATCH_SSE(w, type, set1, sse)
-#endif
+	{
+		/* Blocks start below both bounds: holding an entry, inside the node. */
+		unsigned int room = (unsigned int)(rt_cnode_bytes(node) - RT_C_HEADER) / w;
+		unsigned int stop = room > 15 ? (n < room - 15 ? n : room - 15) : 0;
+		__m128i want = rt_sse_set1(w, value), k = rt_sse_set1(w, mask);
 
-RT_SFX_MATCH_FN(1, uint8_t, RT_SET1_8, rt_sfx16_w1)
-RT_SFX_MATCH_FN(2, uint16_t, RT_SET1_16, rt_sfx16_w2)
-RT_SFX_MATCH_FN(4, uint32_t, RT_SET1_32, rt_sfx16_w4)
+		for (; i < stop; i += 16)
+			bits |= (unsigned long)rt_sfx16_match(node->data + (size_t)i * w, w, want, k,
+							      masked)
+				<< i;
+		if (n < RT_BITS_PER_LONG)
+			bits &= (1UL << n) - 1;
+	}
+#endif
+	for (; i < n; i++) {
+		unsigned long sfx = rt_sfx_get(node, w, i);
+
+		bits |= (unsigned long)(((masked ? sfx & mask : sfx) == value)) << i;
+	}
+	return bits;
+}
 
 /*
  * The first position of the sorted run [0, @s) of C node @node whose suffix
@@ -200,8 +177,9 @@ RT_SFX_MATCH_FN(4, uint32_t, RT_SET1_32, rt_sfx16_w4)
 		return (unsigned int)(first - sfxs) + (*first < key);                  \
 	} while (0)
 
-static inline unsigned int rt_sorted_lower_bound(const struct rt_cnode *node, unsigned int w,
-					  unsigned int s, unsigned long key, unsigned int hint)
+static inline __attribute__((always_inline)) unsigned int
+rt_sorted_lower_bound(const struct rt_cnode *node, unsigned int w, unsigned int s, unsigned long key,
+		      unsigned int hint)
 {
 	switch (w) {
 	case 1:
@@ -242,19 +220,57 @@ static inline bool rt_w8_candidate(const struct radix_tree_root *root, const uin
 	return *found != NULL;
 }
 
-static inline int rt_cnode_find_w8(const struct radix_tree_root *root,
-				   const struct rt_cnode *node, unsigned int n, unsigned long sfx,
-				   unsigned long mask, void **found)
+/* Start the lines of the first @s 8-byte suffixes of @node on their way
+ * (the header's line is loaded already): the search's loads depend on
+ * each other, and misses then overlap as in a scan. */
+static inline void rt_prefetch_w8_run(const struct rt_cnode *node, unsigned int s)
+{
+	const unsigned char *line = (const unsigned char *)node + RT_NODE_ALIGN;
+	size_t end = RT_C_HEADER + (size_t)s * 8;
+
+	switch (end > RT_NODE_ALIGN ? (end - 1) / RT_NODE_ALIGN : 0) {
+	default:
+		for (unsigned int l = 8; l * RT_NODE_ALIGN < end; l++)
+			__builtin_prefetch(line + (l - 1) * RT_NODE_ALIGN);
+		/* fall through */
+	case 7:
+		__builtin_prefetch(line + 6 * RT_NODE_ALIGN);
+		/* fall through */
+	case 6:
+		__builtin_prefetch(line + 5 * RT_NODE_ALIGN);
+		/* fall through */
+	case 5:
+		__builtin_prefetch(line + 4 * RT_NODE_ALIGN);
+		/* fall through */
+	case 4:
+		__builtin_prefetch(line + 3 * RT_NODE_ALIGN);
+		/* fall through */
+	case 3:
+		__builtin_prefetch(line + 2 * RT_NODE_ALIGN);
+		/* fall through */
+	case 2:
+		__builtin_prefetch(line + RT_NODE_ALIGN);
+		/* fall through */
+	case 1:
+		__builtin_prefetch(line);
+		/* fall through */
+	case 0:
+		break;
+	}
+}
+
+static inline __attribute__((always_inline)) int
+rt_cnode_find_w8(const struct radix_tree_root *root, const struct rt_cnode *node,
+		 unsigned int level, unsigned long sfx, void **found)
 {
 	const uint64_t *sfxs = (const uint64_t *)(const void *)node->data;
-	const uint8_t *tags = rt_cnode_tags(node);
-	void **slots = rt_cnode_slots(node);
+	unsigned int n = root ? node->next : rt_cnode_next_rcu(node);
 	unsigned int s = root ? node->sorted : rt_cnode_sorted_rcu(node, n), p, i;
+	unsigned long mask = ~rt_level_maxindex(level - 1);
+	const uint8_t *tags = rt_cnode_tags_w(node, 8);
+	void **slots = rt_cnode_slots_w(node, 8);
 
-	/* The search's loads depend on each other: start every line of the
-	 * run on its way first, so that misses overlap as in a scan. */
-	for (i = RT_NODE_ALIGN - RT_C_HEADER; i < s * 8; i += RT_NODE_ALIGN)
-		__builtin_prefetch(node->data + i);
+	rt_prefetch_w8_run(node, s);
 	p = rt_sorted_lower_bound(node, 8, s, sfx, UINT_MAX);
 
 	for (i = p > 0 ? p - 1 : 0; i <= p && i < s; i++)
@@ -288,44 +304,58 @@ static inline int rt_cnode_first_live(const struct radix_tree_root *root, void *
  * shares @sfx's digit; *@found gets the item or child entry as loaded.
  * Returns its position, or -1.  A reader (@root NULL) may meet a retired
  * node: -1 then means "check dead".
- * The candidates, from one pass over the suffixes: the entries whose
- * suffix is @sfx (an item, or a child stored with that prefix), then the
- * children (kind bits) that share its digit; live entries never share a
- * digit with a child, so at most one candidate is live.  Only candidates'
- * slots are loaded; a tombstone is passed over (the key may have been
- * appended again further on).
+ * The candidates: the entries whose suffix is @sfx (an item, or a child
+ * stored with that prefix), then the children (kind bits) that share its
+ * digit; live entries never share a digit with a child, so at most one
+ * candidate is live.  Only candidates' slots are loaded; a tombstone is
+ * passed over (the key may have been appended again further on).
+ * Suffixes of 1, 2 or 4 bytes are scanned (rt_cnode_find_scan()): once for
+ * the exact suffix, and a second time under the digit's mask only when no
+ * exact entry is live and the node has children.
  */
-static inline int rt_cnode_find(const struct radix_tree_root *root, const struct rt_cnode *node,
-				unsigned int level, unsigned long sfx, void **found)
+static inline __attribute__((always_inline)) int
+rt_cnode_find_scan(const struct radix_tree_root *root, const struct rt_cnode *node,
+		   unsigned int w, unsigned int level, unsigned long sfx, void **found)
 {
 	unsigned int n = root ? node->next : rt_cnode_next_rcu(node);
-	unsigned int w = rt_sfx_width(level);
-	unsigned long mask = ~rt_level_maxindex(level ? level - 1 : 0), exact, digit;
-	void **slots;
-	int pos;
+	void **slots = rt_cnode_slots_w(node, w);
+	unsigned long exact = rt_sfx_match(node, w, n, sfx, 0, false), children;
+	int pos = rt_cnode_first_live(root, slots, exact, found);
 
-	if (w == 8)
-		return rt_cnode_find_w8(root, node, n, sfx, mask, found);
-	slots = rt_cnode_slots(node);
-	switch (w) {
-	case 1:
-		rt_sfx_match_w1(node, n, sfx, mask, &exact, &digit);
-		break;
-	case 2:
-		rt_sfx_match_w2(node, n, sfx, mask, &exact, &digit);
-		break;
-	case 4:
-		rt_sfx_match_w4(node, n, sfx, mask, &exact, &digit);
-		break;
-	default:
-		return -1;  /* not reached: searched by the run */
-	}
-	pos = rt_cnode_first_live(root, slots, exact, found);
 	if (pos >= 0 || !level)  /* a leaf holds items only */
 		return pos;
-	/* No live exact entry: the children of the digit, read only now. */
-	digit &= ~exact & rt_ctag_bits(rt_cnode_tags(node), n, RT_CTAG_CHILD_BIT);
-	return rt_cnode_first_live(root, slots, digit, found);
+	children = rt_ctag_bits(rt_cnode_tags_w(node, w), n, RT_CTAG_CHILD_BIT) & ~exact;
+	if (!children)
+		return -1;
+	return rt_cnode_first_live(
+		root, slots,
+		children & rt_sfx_match(node, w, n, sfx, ~rt_level_maxindex(level - 1), true),
+		found);
+}
+
+static inline __attribute__((always_inline)) int
+rt_cnode_find(const struct radix_tree_root *root, const struct rt_cnode *node,
+	      unsigned int level, unsigned long sfx, void **found)
+{
+	switch (rt_sfx_width(level)) {
+	case 1:
+		return rt_cnode_find_scan(root, node, 1, level, sfx, found);
+	case 2:
+		return rt_cnode_find_scan(root, node, 2, level, sfx, found);
+	case 4:
+		return rt_cnode_find_scan(root, node, 4, level, sfx, found);
+	default:
+		return rt_cnode_find_w8(root, node, level, sfx, found);
+	}
+}
+
+/* rt_cnode_find() for writers (tree lock held): one copy out of line, the
+ * writers' descents being many and their nodes' searches not the cost. */
+static __attribute__((noinline, unused)) int
+rt_cnode_find_locked(const struct radix_tree_root *root, const struct rt_cnode *node,
+		     unsigned int level, unsigned long sfx, void **found)
+{
+	return rt_cnode_find(root, node, level, sfx, found);
 }
 
 /* Does @index (suffix @sfx in its parent) lie under the child entry @child
@@ -359,7 +389,6 @@ static inline __attribute__((always_inline)) void **
 rt_descend_from(const struct radix_tree_root *root, unsigned long index, struct rt_path *path,
 		void **item, struct rt_path_step *at, void *entry)
 {
-	const struct radix_tree_root *locked = path ? root : NULL;
 	unsigned long base = 0;
 	unsigned int level;
 
@@ -424,7 +453,8 @@ descend:
 		}
 		cnode = rt_entry_cnode(entry);
 		sfx = index & rt_level_maxindex(level);
-		pos = rt_cnode_find(locked, cnode, level, sfx, &child);
+		pos = path ? rt_cnode_find_locked(root, cnode, level, sfx, &child)
+			   : rt_cnode_find(NULL, cnode, level, sfx, &child);
 		if (path)
 			path->step[path->depth++] = (struct rt_path_step){ entry, base, pos };
 		if (pos < 0) {

@@ -273,14 +273,29 @@ static inline unsigned int rt_offset(unsigned long index, unsigned int level)
 	return (unsigned int)((index >> rt_shift(level)) & RT_MAP_MASK);
 }
 
-/* Largest index a subtree rooted at @level covers (relative to its base). */
+/* Largest index a subtree rooted at @level covers (relative to its base).
+ * A table: descents ask at every level, and one load is cheaper than the
+ * shift, clamp and mask it replaces. */
+#define RT_LEVEL_BITS(level)                                                           \
+	(((level) + 1) * RT_MAP_SHIFT < RT_BITS_PER_LONG ? ((level) + 1) * RT_MAP_SHIFT   \
+							 : RT_BITS_PER_LONG)
+#define RT_LEVEL_MAXINDEX(level) (~0UL >> (RT_BITS_PER_LONG - RT_LEVEL_BITS(level)))
 static inline unsigned long rt_level_maxindex(unsigned int level)
 {
-	unsigned int bits = rt_shift(level + 1);
+	static const unsigned long maxindex[] = {
+		RT_LEVEL_MAXINDEX(0),  RT_LEVEL_MAXINDEX(1),  RT_LEVEL_MAXINDEX(2),
+		RT_LEVEL_MAXINDEX(3),  RT_LEVEL_MAXINDEX(4),  RT_LEVEL_MAXINDEX(5),
+		RT_LEVEL_MAXINDEX(6),  RT_LEVEL_MAXINDEX(7),  RT_LEVEL_MAXINDEX(8),
+		RT_LEVEL_MAXINDEX(9),  RT_LEVEL_MAXINDEX(10), RT_LEVEL_MAXINDEX(11),
+		RT_LEVEL_MAXINDEX(12), RT_LEVEL_MAXINDEX(13), RT_LEVEL_MAXINDEX(14),
+		RT_LEVEL_MAXINDEX(15), RT_LEVEL_MAXINDEX(16), RT_LEVEL_MAXINDEX(17),
+		RT_LEVEL_MAXINDEX(18), RT_LEVEL_MAXINDEX(19), RT_LEVEL_MAXINDEX(20),
+		RT_LEVEL_MAXINDEX(21),
+	};
+	_Static_assert(sizeof(maxindex) / sizeof(maxindex[0]) >= RT_MAX_LEVELS,
+		       "a bound for every level");
 
-	/* Branch-free (a conditional move): descents call it at every level. */
-	bits = bits < RT_BITS_PER_LONG ? bits : RT_BITS_PER_LONG;
-	return ~0UL >> (RT_BITS_PER_LONG - bits);
+	return maxindex[level];
 }
 
 /* Smallest level whose subtree covers @index. */
@@ -403,9 +418,16 @@ static inline size_t rt_cnode_bytes(const struct rt_cnode *node)
 	return (size_t)node->nr_lines * RT_NODE_ALIGN;
 }
 
+/* The slots of C node @node, whose suffixes are @w bytes wide (a constant
+ * where the caller has dispatched on the width: no table load). */
+static inline void **rt_cnode_slots_w(const struct rt_cnode *node, unsigned int w)
+{
+	return (void **)((char *)node + rt_cnode_slots_off(w, node->cap));
+}
+
 static inline void **rt_cnode_slots(const struct rt_cnode *node)
 {
-	return (void **)((char *)node + rt_cnode_slots_off(rt_sfx_width(node->level), node->cap));
+	return rt_cnode_slots_w(node, rt_sfx_width(node->level));
 }
 
 /* A C node's tag byte: the tag bits, and the entry's kind (children). */
@@ -414,9 +436,14 @@ static inline void **rt_cnode_slots(const struct rt_cnode *node)
 #define RT_CTAG_MASK ((1U << RADIX_TREE_MAX_TAGS) - 1)
 _Static_assert(RT_CTAG_MASK < RT_CTAG_CHILD, "tag bits and the kind bit share a byte");
 
+static inline uint8_t *rt_cnode_tags_w(const struct rt_cnode *node, unsigned int w)
+{
+	return (uint8_t *)node->data + (size_t)w * node->cap;
+}
+
 static inline uint8_t *rt_cnode_tags(const struct rt_cnode *node)
 {
-	return (uint8_t *)node->data + (size_t)rt_sfx_width(node->level) * node->cap;
+	return rt_cnode_tags_w(node, rt_sfx_width(node->level));
 }
 
 /* Is entry @i of a C node (tag bytes @tags) a child?  Relaxed: the kind

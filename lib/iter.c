@@ -195,6 +195,24 @@ static void rt_chunk_run(struct radix_tree_iter *iter, struct rt_cnode *node, un
 	iter->parent = rt_cnode_entry(node);
 }
 
+/* A gang lookup's chunk in C node @node: the item at entry @pos, key @key,
+ * alone.  The gang lookup takes the node whole from there
+ * (rt_gang_cnode()), so the run need not be measured. */
+static inline void rt_chunk_item(struct radix_tree_iter *iter, struct rt_cnode *node,
+				 unsigned int pos, unsigned long key)
+{
+	void **slots = rt_cnode_slots(node);
+
+	iter->index = key;
+	iter->next_index = key + 1;
+	iter->done = iter->next_index == 0;
+	iter->tags = 1;
+	iter->chunk = &slots[pos];
+	iter->run_end = &slots[pos + 1];
+	iter->bias = key - (unsigned long)((uintptr_t)&slots[pos] / sizeof(void *));
+	iter->parent = rt_cnode_entry(node);
+}
+
 /* What a compact node holds from a key on. */
 enum rt_cfind {
 	RT_CFIND_ITEM,   /* an item: the chunk */
@@ -297,11 +315,11 @@ struct rt_cand {
 	unsigned long above_sfx, below_sfx;
 };
 
-static void rt_cnode_tail_scan(const struct rt_cnode *node, unsigned int w, unsigned int s,
-			       unsigned int n, unsigned long key, unsigned long want,
-			       struct rt_cand *t)
+static inline __attribute__((always_inline)) void
+rt_cnode_tail_scan(const struct rt_cnode *node, unsigned int w, unsigned int s, unsigned int n,
+		   unsigned long key, unsigned long want, struct rt_cand *t)
 {
-	const uint8_t *tags = rt_cnode_tags(node);
+	const uint8_t *tags = rt_cnode_tags_w(node, w);
 
 	t->above = t->below = UINT_MAX;
 	t->above_sfx = ULONG_MAX;
@@ -337,13 +355,13 @@ static void rt_cnode_tail_scan(const struct rt_cnode *node, unsigned int w, unsi
  * if a tail candidate reads NULL, the full scan decides.  @hint: where the
  * walk's previous run in this node ended (any value is safe).
  */
-static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
-				   unsigned long *index, int tag, unsigned int hint,
-				   unsigned int *n, unsigned int *pos, void **child)
+static inline __attribute__((always_inline)) enum rt_cfind
+rt_cnode_next_w(struct rt_cnode *node, unsigned int wd, unsigned long base, unsigned long *index,
+		int tag, unsigned int hint, unsigned int *n, unsigned int *pos, void **child)
 {
-	unsigned int wd = rt_sfx_width(node->level), s, p0, at = UINT_MAX;
-	void **slots = rt_cnode_slots(node);
-	const uint8_t *tags = rt_cnode_tags(node);
+	unsigned int s, p0, at = UINT_MAX;
+	void **slots = rt_cnode_slots_w(node, wd);
+	const uint8_t *tags = rt_cnode_tags_w(node, wd);
 	unsigned long key = *index - base, at_sfx = ULONG_MAX, todo, want;
 	bool skipped = false;
 	struct rt_cand t;
@@ -409,6 +427,23 @@ static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
 	return RT_CFIND_CHILD;
 scan:
 	return rt_cnode_next_scan(node, base, index, tag, *n, pos, child);
+}
+
+/* rt_cnode_next_w() compiled once per suffix width. */
+static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
+				   unsigned long *index, int tag, unsigned int hint,
+				   unsigned int *n, unsigned int *pos, void **child)
+{
+	switch (rt_sfx_width(node->level)) {
+	case 1:
+		return rt_cnode_next_w(node, 1, base, index, tag, hint, n, pos, child);
+	case 2:
+		return rt_cnode_next_w(node, 2, base, index, tag, hint, n, pos, child);
+	case 4:
+		return rt_cnode_next_w(node, 4, base, index, tag, hint, n, pos, child);
+	default:
+		return rt_cnode_next_w(node, 8, base, index, tag, hint, n, pos, child);
+	}
 }
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -560,7 +595,10 @@ search:
 			switch (rt_cnode_next(node, index & ~rt_level_maxindex(level), &index, tag, h,
 					      &n, &pos, &child)) {
 			case RT_CFIND_ITEM:
-				rt_chunk_run(iter, node, n, pos, index, tag);
+				if (flags & RT_ITER_NO_BITMAP)
+					rt_chunk_item(iter, node, pos, index);
+				else
+					rt_chunk_run(iter, node, n, pos, index, tag);
 				goto found;
 			case RT_CFIND_CHILD:
 				prev = entry;
@@ -651,9 +689,9 @@ static inline void rt_gang_store(void **items, void ***slots, unsigned long *ind
 		}                                                                      \
 	} while (0)
 
-static unsigned int rt_tail_sorted(const struct rt_cnode *node, unsigned int w, unsigned int s,
-				   unsigned int n, unsigned long key, unsigned long want,
-				   uint8_t *out)
+static inline __attribute__((always_inline)) unsigned int
+rt_tail_sorted(const struct rt_cnode *node, unsigned int w, unsigned int s, unsigned int n,
+	       unsigned long key, unsigned long want, uint8_t *out)
 {
 	unsigned long todo = rt_pos_range(s, n) & want;
 	unsigned int nt = 0;
@@ -690,15 +728,15 @@ static unsigned int rt_tail_sorted(const struct rt_cnode *node, unsigned int w, 
  *  - at the node's end: the walk goes on after the node's range.
  * A NULL slot in a live node was deleted and is skipped.
  */
-static unsigned long rt_gang_cnode(struct radix_tree_iter *iter, int tag, void **items,
-				   void ***slots, unsigned long *indices, unsigned long n,
-				   unsigned int max)
+static inline __attribute__((always_inline)) unsigned long
+rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **items,
+		void ***slots, unsigned long *indices, unsigned long n, unsigned int max)
 {
 	struct rt_cnode *node = rt_entry_cnode(iter->parent);
-	unsigned int level = node->level, w = rt_sfx_width(level);
+	unsigned int level = node->level;
 	unsigned int cnt = rt_cnode_next_rcu(node), s = rt_cnode_sorted_rcu(node, cnt);
-	void **nslots = rt_cnode_slots(node);
-	const uint8_t *tags = rt_cnode_tags(node);
+	void **nslots = rt_cnode_slots_w(node, w);
+	const uint8_t *tags = rt_cnode_tags_w(node, w);
 	unsigned long base = iter->index & ~rt_level_maxindex(level), key = iter->index - base;
 	unsigned long want = tag >= 0 ? rt_ctag_bits(tags, cnt, (unsigned int)tag)
 				      : rt_pos_range(0, cnt);
@@ -757,6 +795,23 @@ static unsigned long rt_gang_cnode(struct radix_tree_iter *iter, int tag, void *
 	}
 	iter->next_index = next;
 	return n;
+}
+
+/* rt_gang_cnode_w() compiled once per suffix width. */
+static unsigned long rt_gang_cnode(struct radix_tree_iter *iter, int tag, void **items,
+				   void ***slots, unsigned long *indices, unsigned long n,
+				   unsigned int max)
+{
+	switch (rt_sfx_width(rt_entry_cnode(iter->parent)->level)) {
+	case 1:
+		return rt_gang_cnode_w(iter, 1, tag, items, slots, indices, n, max);
+	case 2:
+		return rt_gang_cnode_w(iter, 2, tag, items, slots, indices, n, max);
+	case 4:
+		return rt_gang_cnode_w(iter, 4, tag, items, slots, indices, n, max);
+	default:
+		return rt_gang_cnode_w(iter, 8, tag, items, slots, indices, n, max);
+	}
 }
 
 /*

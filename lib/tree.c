@@ -102,12 +102,15 @@ static void rt_ents_insertion_sort(struct rt_ent *ents, unsigned int n)
 /*
  * Sort @ents by suffix.  Collected from a node, they are a sorted run (the
  * node was built sorted) followed by the entries appended since, in any
- * order: sort that tail alone, then merge the two.
+ * order: sort that tail alone, then merge it in from the back, so that
+ * the run's entries below the tail's smallest do not move (a copy for one
+ * new item moves half the run on average, none of it when the item is
+ * the largest).
  */
 static void rt_ents_sort(struct rt_ent *ents, unsigned int n)
 {
-	struct rt_ent merged[RT_ENTS_MAX];
-	unsigned int run = 1, a, b, i;
+	struct rt_ent tail[RT_ENTS_MAX];
+	unsigned int run = 1, t, k;
 
 	while (run < n && ents[run - 1].sfx <= ents[run].sfx)
 		run++;
@@ -116,18 +119,25 @@ static void rt_ents_sort(struct rt_ent *ents, unsigned int n)
 	rt_ents_insertion_sort(ents + run, n - run);
 	if (ents[run - 1].sfx <= ents[run].sfx)
 		return;
-	for (a = 0, b = run, i = 0; i < n; i++)
-		merged[i] = b == n || (a < run && ents[a].sfx <= ents[b].sfx) ? ents[a++] : ents[b++];
-	memcpy(ents, merged, n * sizeof(*ents));
+	t = n - run;
+	memcpy(tail, ents + run, t * sizeof(*ents));
+	for (k = n; t > 0;) {
+		if (run > 0 && ents[run - 1].sfx > tail[t - 1].sfx)
+			ents[--k] = ents[--run];
+		else
+			ents[--k] = tail[--t];
+	}
 }
 
-/* The live entries of C node @node, in position order. */
-static unsigned int rt_ents_collect(const struct radix_tree_root *root,
-				    const struct rt_cnode *node, struct rt_ent *ents)
+/* The live entries of C node @node, in position order; one copy of the
+ * loop per suffix width (@w a constant). */
+static inline __attribute__((always_inline)) unsigned int
+rt_ents_collect_w(const struct radix_tree_root *root, const struct rt_cnode *node,
+		  unsigned int w, struct rt_ent *ents)
 {
-	unsigned int w = rt_sfx_width(node->level), i, n = 0;
-	void **slots = rt_cnode_slots(node);
-	const uint8_t *tags = rt_cnode_tags(node);
+	void **slots = rt_cnode_slots_w(node, w);
+	const uint8_t *tags = rt_cnode_tags_w(node, w);
+	unsigned int i, n = 0;
 
 	for (i = 0; i < node->next; i++) {
 		void *e = rt_entry_locked(root, slots[i]);
@@ -137,6 +147,21 @@ static unsigned int rt_ents_collect(const struct radix_tree_root *root,
 						    tags[i] & RT_CTAG_MASK };
 	}
 	return n;
+}
+
+static unsigned int rt_ents_collect(const struct radix_tree_root *root,
+				    const struct rt_cnode *node, struct rt_ent *ents)
+{
+	switch (rt_sfx_width(node->level)) {
+	case 1:
+		return rt_ents_collect_w(root, node, 1, ents);
+	case 2:
+		return rt_ents_collect_w(root, node, 2, ents);
+	case 4:
+		return rt_ents_collect_w(root, node, 4, ents);
+	default:
+		return rt_ents_collect_w(root, node, 8, ents);
+	}
 }
 
 /*
@@ -219,6 +244,24 @@ struct rt_bridges {
 	const size_t *sizes;
 };
 
+/* Write @ents (sorted) into the entries of the private C node @node,
+ * whose suffixes are @w bytes (a constant: one loop per width). */
+static inline __attribute__((always_inline)) void
+rt_cnode_fill(struct rt_cnode *node, unsigned int w, const struct rt_ent *ents, unsigned int n)
+{
+	void **slots = rt_cnode_slots_w(node, w);
+	uint8_t *tags = rt_cnode_tags_w(node, w);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		rt_assert(i == 0 || ents[i - 1].sfx < ents[i].sfx);
+		rt_sfx_put(node, w, i, ents[i].sfx);
+		tags[i] = (uint8_t)(ents[i].tags |
+				    (rt_is_internal(ents[i].entry) ? RT_CTAG_CHILD : 0));
+		slots[i] = ents[i].entry;
+	}
+}
+
 /*
  * Build, in @mem (@bytes, private: plain stores), the node holding @ents
  * (sorted) at @level; @full (rt_wants_full()): a full node, its items and
@@ -260,25 +303,28 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 	} else {
 		struct rt_cnode *node = mem;
 		unsigned int w = rt_sfx_width(level);
-		void **slots;
-		uint8_t *tags;
 
 		node->level = (uint8_t)level;
 		node->nr_lines = (uint8_t)(bytes / RT_NODE_ALIGN);
 		node->cap = (uint8_t)rt_cnode_cap_for(bytes, w);
 		rt_assert(node->cap >= n);
-		slots = rt_cnode_slots(node);
-		tags = rt_cnode_tags(node);
-		for (i = 0; i < n; i++) {
-			rt_sfx_put(node, w, i, ents[i].sfx);
-			tags[i] = (uint8_t)(ents[i].tags |
-					    (rt_is_internal(ents[i].entry) ? RT_CTAG_CHILD : 0));
-			slots[i] = ents[i].entry;
+		switch (w) {
+		case 1:
+			rt_cnode_fill(node, 1, ents, n);
+			break;
+		case 2:
+			rt_cnode_fill(node, 2, ents, n);
+			break;
+		case 4:
+			rt_cnode_fill(node, 4, ents, n);
+			break;
+		default:
+			rt_cnode_fill(node, 8, ents, n);
+			break;
 		}
-		node->next = node->live = (uint8_t)n;
-		for (i = 1; i < n && ents[i - 1].sfx < ents[i].sfx; i++)
-			;
-		node->sorted = (uint8_t)(n ? i : 0);
+		/* The entries come sorted, and live suffixes are distinct:
+		 * the whole node is one sorted run. */
+		node->next = node->live = node->sorted = (uint8_t)n;
 		return rt_cnode_entry(node);
 	}
 }
@@ -356,19 +402,25 @@ static void rt_plan_demote(struct rt_plan *plan, unsigned int i)
 	unsigned int j, best = 0, kept = 0, tags = 0;
 	unsigned long diff = 0, first = 0;
 
-	for (j = 0; j < p->n; j++)
-		if (!rt_is_internal(p->ents[j].entry))
-			count[(p->ents[j].sfx >> shift) & RT_MAP_MASK]++;
-	for (j = 1; j < RT_MAP_SIZE; j++)
-		if (count[j] > count[best])
-			best = j;
+	/* The largest group, the lowest digit among equals. */
+	for (j = 0; j < p->n; j++) {
+		unsigned int d = (p->ents[j].sfx >> shift) & RT_MAP_MASK, c;
+
+		if (rt_is_internal(p->ents[j].entry))
+			continue;
+		c = ++count[d];
+		if (c > count[best] || (c == count[best] && d < best))
+			best = d;
+	}
 	rt_assert(count[best] >= 2);
 	sub->n = 0;
 	for (j = 0; j < p->n; j++) {
 		struct rt_ent e = p->ents[j];
 
 		if (rt_is_internal(e.entry) || ((e.sfx >> shift) & RT_MAP_MASK) != best) {
-			p->ents[kept++] = e;
+			if (kept != j)
+				p->ents[kept] = e;
+			kept++;
 			continue;
 		}
 		if (!sub->n)
