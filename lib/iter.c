@@ -22,7 +22,9 @@
 #include "descend.h"
 
 /* Internal walk flag: the caller scans the chunk itself (gang lookups), so
- * radix_tree_next_chunk() need not build the chunk's presence bitmap. */
+ * radix_tree_next_chunk() need not build the chunk's presence bitmap, and
+ * takes a compact node whole (rt_gang_cnode()), so the engine hands over a
+ * compact child unsearched (rt_chunk_node()). */
 #define RT_ITER_NO_BITMAP 0x100u
 
 RCURADIX_API void **radix_tree_iter_init(struct radix_tree_iter *iter, unsigned long start)
@@ -210,6 +212,40 @@ static inline void rt_chunk_item(struct radix_tree_iter *iter, struct rt_cnode *
 	iter->chunk = &slots[pos];
 	iter->run_end = &slots[pos + 1];
 	iter->bias = key - (unsigned long)((uintptr_t)&slots[pos] / sizeof(void *));
+	iter->parent = rt_cnode_entry(node);
+}
+
+/*
+ * A gang lookup's chunk: compact node @node, reached from its parent, to be
+ * searched from @key by the gang lookup itself (rt_gang_cnode(), which
+ * searches it anyway: a search here would be done twice).  No item is
+ * designated: the chunk starts at the node's first slot, the search's
+ * hint.  Only from the first key of the node's range
+ * (rt_chunk_node_from()): every entry's keys then lie from @key on, where
+ * rt_gang_cnode() looks (from a key inside the range, a child stored with
+ * a smaller prefix could hold it); and not from 0: if the node's first
+ * entry is a child, the gang lookup stops before it with nothing taken,
+ * and the engine goes on in a node of its last chunk only from a key above
+ * 0 (0 is also where a walk that wrapped would be).  Otherwise the engine
+ * searches the node itself.
+ */
+static inline bool rt_chunk_node_from(const void *child, unsigned long key)
+{
+	return key && !(key & rt_level_maxindex(rt_entry_level(child)));
+}
+
+static inline void rt_chunk_node(struct radix_tree_iter *iter, struct rt_cnode *node,
+				 unsigned long key)
+{
+	void **slots = rt_cnode_slots(node);
+
+	iter->index = key;
+	iter->next_index = key;
+	iter->done = 0;
+	iter->tags = 0;
+	iter->chunk = slots;
+	iter->run_end = slots;
+	iter->bias = key - (unsigned long)((uintptr_t)slots / sizeof(void *));
 	iter->parent = rt_cnode_entry(node);
 }
 
@@ -571,15 +607,27 @@ search:
 					rt_prefetch_next_leaves(node, bits, from_parent);
 			}
 			child = rt_entry_rcu(node->slots[found]);
-			if (!child) {
-				/* A stale tag or a concurrent delete: skip the
-				 * slot's range and go on in this node or above. */
-				index = rt_next_slot_index(index, level);
-				if (index == 0)
-					goto end;
-				if (found == RT_MAP_SIZE - 1)
-					goto restart;
-				continue;
+			/* One test for "empty (NULL) or compact": only a full
+			 * node's entry has RT_ENTRY_FULL set. */
+			if (caa_unlikely(!((uintptr_t)child & RT_ENTRY_FULL))) {
+				if (child && (flags & RT_ITER_NO_BITMAP) &&
+				    rt_chunk_node_from(child, index)) {
+					prev = entry;
+					prev_pos = found;
+					rt_chunk_node(iter, rt_entry_cnode(child), index);
+					goto found;
+				}
+				if (!child) {
+					/* A stale tag or a concurrent delete:
+					 * skip the slot's range and go on in
+					 * this node or above. */
+					index = rt_next_slot_index(index, level);
+					if (index == 0)
+						goto end;
+					if (found == RT_MAP_SIZE - 1)
+						goto restart;
+					continue;
+				}
 			}
 			prev = entry;
 			prev_pos = found;
@@ -603,6 +651,11 @@ search:
 			case RT_CFIND_CHILD:
 				prev = entry;
 				prev_pos = pos;
+				if ((flags & RT_ITER_NO_BITMAP) && rt_entry_compact(child) &&
+				    rt_chunk_node_from(child, index)) {
+					rt_chunk_node(iter, rt_entry_cnode(child), index);
+					goto found;
+				}
 				entry = child;
 				continue;
 			case RT_CFIND_NONE:
@@ -636,7 +689,9 @@ end:
 RCURADIX_API void **radix_tree_next_chunk(const struct radix_tree_root *root,
 					  struct radix_tree_iter *iter, unsigned int flags)
 {
-	return rt_next_chunk(root, iter, flags, NULL, __func__);
+	/* The gang lookups' internal flag is never the caller's: masked,
+	 * the engine compiled here has no gang-only step. */
+	return rt_next_chunk(root, iter, flags & ~RT_ITER_NO_BITMAP, NULL, __func__);
 }
 
 RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *iter)
@@ -725,7 +780,11 @@ rt_tail_sorted(const struct rt_cnode *node, unsigned int w, unsigned int s, unsi
  *  - before a child: the walk goes on at its first key (in the node);
  *  - at a NULL slot in a dead node (its items moved to the copy): the
  *    walk looks again from that key, from the root;
- *  - at the node's end: the walk goes on after the node's range.
+ *  - at the node's end: the walk goes on after the node's range; but if
+ *    nothing was taken and the node is dead, it looks again from the
+ *    chunk's key, from the root (the engine hands a compact child over
+ *    unsearched, rt_chunk_node(): the node may have been copied before
+ *    this reader came, with every item it holds from the key on).
  * A NULL slot in a live node was deleted and is skipped.
  */
 static inline __attribute__((always_inline)) unsigned long
@@ -740,7 +799,7 @@ rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **it
 	unsigned long base = iter->index & ~rt_level_maxindex(level), key = iter->index - base;
 	unsigned long want = tag >= 0 ? rt_ctag_bits(tags, cnt, (unsigned int)tag)
 				      : rt_pos_range(0, cnt);
-	unsigned long run, next = iter->index, k;
+	unsigned long run, next = iter->index, k, n0 = n;
 	unsigned int hint = (unsigned int)(iter->chunk - nslots), nt, ti = 0, i;
 	uint8_t tail[RT_C_MAX_ENTRIES];
 
@@ -758,6 +817,13 @@ rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **it
 			run &= run - 1;
 		} else if (ti < nt) {
 			i = tail[ti++];
+		} else if (n == n0 && rt_cnode_dead_rcu(node)) {
+			/* Nothing from the key on, in a node copied before
+			 * this reader came (the engine handed it over
+			 * unsearched): the items may be in the copy.  Look
+			 * again from the key, from the root. */
+			iter->parent = NULL;
+			break;
 		} else {
 			/* The node's end: on after its range. */
 			next = (base | rt_level_maxindex(level)) + 1;
