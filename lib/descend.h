@@ -220,43 +220,54 @@ static inline bool rt_w8_candidate(const struct radix_tree_root *root, const uin
 	return *found != NULL;
 }
 
-/* Start the lines of the first @s 8-byte suffixes of @node on their way
- * (the header's line is loaded already): the search's loads depend on
- * each other, and misses then overlap as in a scan. */
-static inline void rt_prefetch_w8_run(const struct rt_cnode *node, unsigned int s)
-{
-	const unsigned char *line = (const unsigned char *)node + RT_NODE_ALIGN;
-	size_t end = RT_C_HEADER + (size_t)s * 8;
+/*
+ * The lower bound of @sfx among the first @s (> 0) 8-byte suffixes
+ * @sfxs of a node at @level, searched from a guess.  Keys that spread
+ * evenly over the node's range put it near (top byte of @sfx) * s / 256,
+ * and the run's suffixes are read from there, one line or two, instead
+ * of the log2(s) lines a binary search loads one after the other.  Keys
+ * that do not spread evenly (runs, clusters) cost at most
+ * RT_GUESS_STEPS steps more than the binary search the rest is left to.
+ */
+#define RT_GUESS_STEPS 8U
 
-	switch (end > RT_NODE_ALIGN ? (end - 1) / RT_NODE_ALIGN : 0) {
-	default:
-		for (unsigned int l = 8; l * RT_NODE_ALIGN < end; l++)
-			__builtin_prefetch(line + (l - 1) * RT_NODE_ALIGN);
-		/* fall through */
-	case 7:
-		__builtin_prefetch(line + 6 * RT_NODE_ALIGN);
-		/* fall through */
-	case 6:
-		__builtin_prefetch(line + 5 * RT_NODE_ALIGN);
-		/* fall through */
-	case 5:
-		__builtin_prefetch(line + 4 * RT_NODE_ALIGN);
-		/* fall through */
-	case 4:
-		__builtin_prefetch(line + 3 * RT_NODE_ALIGN);
-		/* fall through */
-	case 3:
-		__builtin_prefetch(line + 2 * RT_NODE_ALIGN);
-		/* fall through */
-	case 2:
-		__builtin_prefetch(line + RT_NODE_ALIGN);
-		/* fall through */
-	case 1:
-		__builtin_prefetch(line);
-		/* fall through */
-	case 0:
-		break;
+static inline __attribute__((always_inline)) unsigned int
+rt_w8_lower_bound(const uint64_t *sfxs, unsigned int s, unsigned long sfx, unsigned int level)
+{
+	unsigned int top = RT_LEVEL_BITS(level) - 8;
+	unsigned int p = (unsigned int)(((sfx >> top) * s) >> 8), lo, len, steps = 0;
+
+	if (sfxs[p] < sfx) {
+		for (lo = p + 1; lo < s && sfxs[lo] < sfx; lo++)
+			if (++steps == RT_GUESS_STEPS)
+				goto search_up;
+		return lo;
 	}
+	for (; p > 0 && sfxs[p - 1] >= sfx; p--)
+		if (++steps == RT_GUESS_STEPS)
+			goto search_down;
+	return p;
+search_up:
+	/* sfxs[lo] < sfx: the bound is in [lo + 1, s]. */
+	lo++;
+	len = s - lo;
+	goto search;
+search_down:
+	/* sfxs[p - 1] >= sfx: the bound is in [0, p - 1]. */
+	lo = 0;
+	len = p - 1;
+search:
+	while (len > 0) {
+		unsigned int half = len / 2;
+
+		if (sfxs[lo + half] < sfx) {
+			lo += half + 1;
+			len -= half + 1;
+		} else {
+			len = half;
+		}
+	}
+	return lo;
 }
 
 static inline __attribute__((always_inline)) int
@@ -270,8 +281,7 @@ rt_cnode_find_w8(const struct radix_tree_root *root, const struct rt_cnode *node
 	const uint8_t *tags = rt_cnode_tags_w(node, 8);
 	void **slots = rt_cnode_slots_w(node, 8);
 
-	rt_prefetch_w8_run(node, s);
-	p = rt_sorted_lower_bound(node, 8, s, sfx, UINT_MAX);
+	p = s ? rt_w8_lower_bound(sfxs, s, sfx, level) : 0;
 
 	for (i = p > 0 ? p - 1 : 0; i <= p && i < s; i++)
 		if (rt_w8_candidate(root, sfxs, tags, slots, i, sfx, mask, found))

@@ -768,30 +768,50 @@ rt_tail_sorted(const struct rt_cnode *node, unsigned int w, unsigned int s, unsi
 	return nt;
 }
 
+/* How a gang lookup's collection in a node stopped. */
+enum rt_gang_stop {
+	RT_GANG_FULL,    /* @max items taken */
+	RT_GANG_END,     /* at the node's end: iter->next_index is after its
+			  * range (iter->done: the key space's end) */
+	RT_GANG_ENGINE,  /* the engine goes on from the iterator: before a
+			  * child the collection does not enter, or from the
+			  * root after a dead node (iter->parent NULL) */
+};
+
+static unsigned long rt_gang_cnode(struct radix_tree_iter *iter, int tag, void **items,
+				   void ***slots, unsigned long *indices, unsigned long n,
+				   unsigned int max, enum rt_gang_stop *stop);
+
 /*
  * A chunk from a compact node (iter->parent): rather than one run at a
  * time, collect every wanted item of the node from the chunk's key on, in
  * key order, merging the sorted run (from its lower bound) with the
- * appended tail sorted here.  Keys only ascend: an item whose key is not
- * above the last one collected, or a child whose range ends below it, is
- * passed over (two live entries for one key: a delete and a re-append
- * seen at different moments).  Stops
+ * appended tail sorted here.  A compact child whose range starts at or
+ * after the keys already passed is collected in place, from its first
+ * key, as the engine would hand it over (rt_chunk_node()).  Keys only
+ * ascend: an item whose key is not above the last one collected, or a
+ * child whose range ends below it, is passed over (two live entries for
+ * one key: a delete and a re-append seen at different moments).  Stops
  *  - at @max;
- *  - before a child: the walk goes on at its first key (in the node);
+ *  - before any other child: the walk goes on at its first key (in the
+ *    node);
  *  - at a NULL slot in a dead node (its items moved to the copy): the
  *    walk looks again from that key, from the root;
  *  - at the node's end: the walk goes on after the node's range; but if
- *    nothing was taken and the node is dead, it looks again from the
- *    chunk's key, from the root (the engine hands a compact child over
- *    unsearched, rt_chunk_node(): the node may have been copied before
- *    this reader came, with every item it holds from the key on).
+ *    the node is dead by then, it looks again from the key after the last
+ *    one taken, from the root.  A miss is reported only from a node seen
+ *    alive: the node may have been copied before this reader came (the
+ *    engine hands a compact child over unsearched, and so does this
+ *    collection), and items appended to the copy are not here.
  * A NULL slot in a live node was deleted and is skipped.
  */
 static inline __attribute__((always_inline)) unsigned long
 rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **items,
-		void ***slots, unsigned long *indices, unsigned long n, unsigned int max)
+		void ***slots, unsigned long *indices, unsigned long n, unsigned int max,
+		enum rt_gang_stop *stop)
 {
-	struct rt_cnode *node = rt_entry_cnode(iter->parent);
+	void *self = iter->parent;
+	struct rt_cnode *node = rt_entry_cnode(self);
 	unsigned int level = node->level;
 	unsigned int cnt = rt_cnode_next_rcu(node), s = rt_cnode_sorted_rcu(node, cnt);
 	void **nslots = rt_cnode_slots_w(node, w);
@@ -799,13 +819,14 @@ rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **it
 	unsigned long base = iter->index & ~rt_level_maxindex(level), key = iter->index - base;
 	unsigned long want = tag >= 0 ? rt_ctag_bits(tags, cnt, (unsigned int)tag)
 				      : rt_pos_range(0, cnt);
-	unsigned long run, next = iter->index, k, n0 = n;
+	unsigned long run, next = iter->index, k;
 	unsigned int hint = (unsigned int)(iter->chunk - nslots), nt, ti = 0, i;
 	uint8_t tail[RT_C_MAX_ENTRIES];
 
 	/* The chunk's run may have ended the walk at ULONG_MAX: decided
 	 * again below, since this stops wherever the node says. */
 	iter->done = 0;
+	*stop = RT_GANG_FULL;
 	run = rt_pos_range(rt_sorted_lower_bound(node, w, s, key, hint), s) & want;
 	nt = rt_tail_sorted(node, w, s, cnt, key, want, tail);
 	while (n < max) {
@@ -817,17 +838,17 @@ rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **it
 			run &= run - 1;
 		} else if (ti < nt) {
 			i = tail[ti++];
-		} else if (n == n0 && rt_cnode_dead_rcu(node)) {
-			/* Nothing from the key on, in a node copied before
-			 * this reader came (the engine handed it over
-			 * unsearched): the items may be in the copy.  Look
-			 * again from the key, from the root. */
+		} else if (rt_cnode_dead_rcu(node)) {
+			/* The node's end, in a node that was copied: its
+			 * copy may hold more from @next on.  From the root. */
 			iter->parent = NULL;
+			*stop = RT_GANG_ENGINE;
 			break;
 		} else {
 			/* The node's end: on after its range. */
 			next = (base | rt_level_maxindex(level)) + 1;
 			iter->done = next == 0;
+			*stop = RT_GANG_END;
 			break;
 		}
 		k = base | rt_sfx_get(node, w, i);
@@ -836,6 +857,7 @@ rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **it
 			if (k >= next && rt_cnode_dead_rcu(node)) {
 				next = k;
 				iter->parent = NULL;
+				*stop = RT_GANG_ENGINE;
 				break;
 			}
 			continue;
@@ -845,8 +867,19 @@ rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **it
 
 			if ((k | rt_level_maxindex(rt_entry_level(e))) < next)
 				continue;
+			if (first >= next && rt_entry_compact(e) && rt_chunk_node_from(e, first)) {
+				rt_chunk_node(iter, rt_entry_cnode(e), first);
+				n = rt_gang_cnode(iter, tag, items, slots, indices, n, max, stop);
+				if (*stop != RT_GANG_END || iter->done)
+					return n;
+				next = iter->next_index;
+				iter->parent = self;
+				*stop = RT_GANG_FULL;
+				continue;
+			}
 			next = first > next ? first : next;
 			iter->run_end = &nslots[i];
+			*stop = RT_GANG_ENGINE;
 			break;
 		}
 		if (k < next)
@@ -856,6 +889,7 @@ rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **it
 		next = k + 1;
 		if (next == 0) {
 			iter->done = 1;
+			*stop = RT_GANG_END;
 			break;
 		}
 	}
@@ -866,18 +900,85 @@ rt_gang_cnode_w(struct radix_tree_iter *iter, unsigned int w, int tag, void **it
 /* rt_gang_cnode_w() compiled once per suffix width. */
 static unsigned long rt_gang_cnode(struct radix_tree_iter *iter, int tag, void **items,
 				   void ***slots, unsigned long *indices, unsigned long n,
-				   unsigned int max)
+				   unsigned int max, enum rt_gang_stop *stop)
 {
 	switch (rt_sfx_width(rt_entry_cnode(iter->parent)->level)) {
 	case 1:
-		return rt_gang_cnode_w(iter, 1, tag, items, slots, indices, n, max);
+		return rt_gang_cnode_w(iter, 1, tag, items, slots, indices, n, max, stop);
 	case 2:
-		return rt_gang_cnode_w(iter, 2, tag, items, slots, indices, n, max);
+		return rt_gang_cnode_w(iter, 2, tag, items, slots, indices, n, max, stop);
 	case 4:
-		return rt_gang_cnode_w(iter, 4, tag, items, slots, indices, n, max);
+		return rt_gang_cnode_w(iter, 4, tag, items, slots, indices, n, max, stop);
 	default:
-		return rt_gang_cnode_w(iter, 8, tag, items, slots, indices, n, max);
+		return rt_gang_cnode_w(iter, 8, tag, items, slots, indices, n, max, stop);
 	}
+}
+
+/*
+ * The collection reached the end of a compact node that the engine handed
+ * over: go on in the node above it (@above), from iter->next_index, as the
+ * engine would, without a descent or a search per child.
+ *  - A compact node above (alive: a dead one sends the engine to the
+ *    root): collect the rest of it; its children are collected in place.
+ *  - A full node above (it stays readable, see rt_next_chunk()): each
+ *    wanted compact child from its first key, one after the other; a full
+ *    child is left to the engine, which goes on from @above.
+ * The node above that node is not known: at the end the engine starts
+ * again from the root.
+ */
+static unsigned long rt_gang_up(struct radix_tree_iter *iter, struct rt_above *above, int tag,
+				void **items, void ***slots, unsigned long *indices,
+				unsigned long n, unsigned int max, unsigned int flags)
+{
+	void *up = above->entry;
+	unsigned int level = rt_entry_level(up), offset, found;
+	unsigned long next = iter->next_index, bits, end;
+	enum rt_gang_stop stop;
+	struct rt_node *node;
+
+	if (!next || ((next ^ iter->index) & ~rt_level_maxindex(level)))
+		return n;
+	if (rt_entry_compact(up)) {
+		if (rt_cnode_dead_rcu(rt_entry_cnode(up)))
+			return n;
+		above->entry = NULL;
+		iter->parent = up;
+		iter->index = next;
+		iter->chunk = rt_cnode_slots(rt_entry_cnode(up)) + above->pos + 1;
+		return rt_gang_cnode(iter, tag, items, slots, indices, n, max, &stop);
+	}
+	node = rt_entry_node(up);
+	end = (next | rt_level_maxindex(level)) + 1;
+	for (offset = rt_offset(next, level); n < max; offset = found + 1) {
+		void *child;
+
+		found = offset < RT_MAP_SIZE ? rt_next_wanted(node, level, offset, tag, flags, &bits)
+					     : RT_MAP_SIZE;
+		if (found == RT_MAP_SIZE) {
+			/* Nothing left in it: the engine goes on after its
+			 * range, from the root. */
+			above->entry = NULL;
+			iter->next_index = end;
+			iter->done = end == 0;
+			return n;
+		}
+		next = rt_index_at(next, level, found);
+		child = rt_entry_rcu(node->slots[found]);
+		if (!child)
+			continue;  /* a stale tag or a concurrent delete */
+		if (!rt_entry_compact(child) || !rt_chunk_node_from(child, next)) {
+			/* The engine takes it from @above. */
+			iter->parent = NULL;
+			iter->next_index = next;
+			return n;
+		}
+		rt_chunk_node(iter, rt_entry_cnode(child), next);
+		n = rt_gang_cnode(iter, tag, items, slots, indices, n, max, &stop);
+		if (stop != RT_GANG_END || iter->done)
+			return n;
+		next = iter->next_index;
+	}
+	return n;
 }
 
 /*
@@ -904,10 +1005,15 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 	radix_tree_iter_init(&iter, first);
 	while (n < max && (slot = rt_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP, &above, fn))) {
 		if (caa_unlikely(iter.parent && rt_entry_compact(iter.parent))) {
-			n = rt_gang_cnode(&iter, flags & RADIX_TREE_ITER_TAGGED
-							 ? (int)(flags & RADIX_TREE_ITER_TAG_MASK)
-							 : -1,
-					  items, slots, indices, n, max);
+			int tag = flags & RADIX_TREE_ITER_TAGGED
+					  ? (int)(flags & RADIX_TREE_ITER_TAG_MASK)
+					  : -1;
+			enum rt_gang_stop stop;
+
+			n = rt_gang_cnode(&iter, tag, items, slots, indices, n, max, &stop);
+			if (stop == RT_GANG_END && !iter.done && above.entry)
+				n = rt_gang_up(&iter, &above, tag, items, slots, indices, n, max,
+					       flags | RT_ITER_NO_BITMAP);
 			continue;
 		}
 		if (flags & RADIX_TREE_ITER_TAGGED) {

@@ -1401,3 +1401,91 @@ Test(basic, sixteen_random_keys_cost_at_most_24_bytes_each)
 	cr_log_info("worst of 2000 trees: %lu bytes, %.1f per key", worst, worst / 16.0);
 	t_finish(&tree);
 }
+
+/* The suffixes of one shape: @s distinct values below @span + 1, sorted. */
+static void w8_shape(struct t_rng *rng, int shape, unsigned long span, uint64_t *sfx,
+		     unsigned int s)
+{
+	unsigned long base = t_rand(rng) & span, step = 1;
+
+	for (unsigned int i = 0; i < s; i++) {
+		switch (shape) {
+		case 0:  /* spread evenly: the guess is near */
+			sfx[i] = t_rand(rng) & span;
+			break;
+		case 1:  /* all in the lowest 256th of the range */
+			sfx[i] = t_rand(rng) & (span >> 8);
+			break;
+		case 2:  /* all in the highest */
+			sfx[i] = span - (t_rand(rng) & (span >> 8));
+			break;
+		case 3:  /* one run of consecutive keys */
+			sfx[i] = (base + i) & span;
+			break;
+		default: /* two clusters at the ends */
+			sfx[i] = i % 2 ? span - (t_rand(rng) & 0xff) : t_rand(rng) & 0xff;
+			break;
+		}
+		for (unsigned int j = 0; j < i; j++)
+			if (sfx[j] == sfx[i]) {
+				sfx[i] = (sfx[i] + step++) & span;
+				j = UINT_MAX;  /* check the new value from the start */
+			}
+	}
+	for (unsigned int i = 1; i < s; i++)
+		for (unsigned int j = i; j > 0 && sfx[j - 1] > sfx[j]; j--) {
+			uint64_t t = sfx[j];
+
+			sfx[j] = sfx[j - 1];
+			sfx[j - 1] = t;
+		}
+}
+
+/*
+ * Lookups in compact nodes of 8-byte suffixes start from a guessed
+ * position and fall back to a binary search: the bound they find is the
+ * lower bound, for every level, run length and key shape, and for keys
+ * present, absent, at either end of the range and in between.
+ */
+Test(basic, guessed_search_of_8_byte_suffixes_finds_the_lower_bound)
+{
+	struct t_rng rng;
+	uint64_t sfx[RT_C_MAX_ENTRIES];
+	unsigned long checked = 0;
+
+	t_rng_init(&rng, "guessed search");
+	for (unsigned int level = 1; level < RT_MAX_LEVELS; level++) {
+		unsigned long span = rt_level_maxindex(level);
+
+		if (rt_sfx_width(level) != 8)
+			continue;
+		for (int shape = 0; shape < 5; shape++)
+			for (unsigned int s = 1; s <= RT_C_MAX_ENTRIES; s++) {
+				unsigned long keys[RT_C_MAX_ENTRIES * 3 + 4];
+				unsigned int nk = 0;
+
+				w8_shape(&rng, shape, span, sfx, s);
+				for (unsigned int i = 0; i < s; i++) {
+					keys[nk++] = sfx[i];
+					keys[nk++] = (sfx[i] - 1) & span;
+					keys[nk++] = (sfx[i] + 1) & span;
+				}
+				keys[nk++] = 0;
+				keys[nk++] = span;
+				keys[nk++] = t_rand(&rng) & span;
+				keys[nk++] = t_rand(&rng) & (span >> 8);
+				for (unsigned int k = 0; k < nk; k++) {
+					unsigned int want = 0;
+
+					while (want < s && sfx[want] < keys[k])
+						want++;
+					cr_assert_eq(rt_w8_lower_bound(sfx, s, keys[k], level), want,
+						     "level %u shape %d run %u key %#lx", level, shape,
+						     s, keys[k]);
+					checked++;
+				}
+			}
+	}
+	cr_assert_gt(checked, 0, "some level has 8-byte suffixes");
+	cr_log_info("%lu searches checked", checked);
+}
