@@ -561,7 +561,8 @@ static inline size_t rt_entry_bytes(const void *entry)
  * shared one digit, that child is too full in turn and moves a group into
  * a grandchild (whose keys part at the child's level: no third time).  The
  * copy then holds one entry, the child and grandchild at most
- * RT_C_MAX_ENTRIES each.  Only the copy can become a full node with
+ * RT_C_MAX_ENTRIES each.  Or the copy moves a second group, of at most
+ * RT_C_MAX_ENTRIES / 2 items, into a second child, and is a full node.  Only the copy can become a full node with
  * bridges (at most RT_F_MAX_BRIDGES): the child and grandchild hold items
  * and at most one child, and a node of items would need a bridge per item,
  * which never pays (tree.c, rt_wants_full()).  The
@@ -600,6 +601,7 @@ enum rt_transition {
 	RT_TR_INNER_FULL,   /* a compact node above the leaves copied into a full one */
 	RT_TR_DEMOTE,       /* a group of items moved into a new child */
 	RT_TR_DEMOTE_TWICE, /* ... and a group of those into a grandchild */
+	RT_TR_DEMOTE_FOR_FULL, /* ... and a second group, the node then full */
 	RT_TR_SPLIT,        /* a compressed path split by a new node, in place */
 	RT_TR_SPLIT_FULL,   /* ... whose parent then became a full node */
 	RT_TR_SHRINK,       /* the tree hangs from a lower node */

@@ -364,12 +364,12 @@ static void rt_replace_node(struct radix_tree_root *root, struct rt_path *path, 
 /*
  * A plan: the entries of the new nodes of one insert, worked out before
  * anything is allocated or changed.  node[0] takes the old node's place;
- * node[i + 1], if planned, is a child of node[i] and takes the place of
- * its entry child_at (a placeholder until built).
+ * node[i], i > 0, is a child of node[parent], planned after it, and takes
+ * the place of its placeholder entry there (rt_placeholder(..., i)).
  */
 struct rt_node_plan {
 	struct rt_ent ents[RT_ENTS_MAX];
-	unsigned int n, level, child_at;
+	unsigned int n, level, parent;
 	unsigned int room;  /* appends the node should have room for */
 	bool full;          /* rt_wants_full(), once the entries are final */
 };
@@ -379,40 +379,86 @@ struct rt_plan {
 	unsigned int nr;
 };
 
-/* A placeholder child entry at @level (for sizing a plan before the child
- * exists): only its level and kind are looked at. */
-static void *rt_placeholder(unsigned int level, bool full)
+/* The placeholder of plan node @i, a child entry at @level (for sizing a
+ * plan before the child exists): only its level and kind are looked at,
+ * and its "address" tells it from its siblings'. */
+static void *rt_placeholder(unsigned int level, bool full, unsigned int i)
 {
 	return (void *)(((uintptr_t)level << RT_ENTRY_LEVEL_SHIFT) |
-			(full ? RT_ENTRY_FULL : 0) | RT_ENTRY_INTERNAL | RT_NODE_ALIGN);
+			(full ? RT_ENTRY_FULL : 0) | RT_ENTRY_INTERNAL |
+			(uintptr_t)i * RT_NODE_ALIGN);
+}
+
+/* Put built node @i's @entry in its parent's entries, where its
+ * placeholder is. */
+static void rt_plan_place(struct rt_plan *plan, unsigned int i, void *entry)
+{
+	struct rt_node_plan *p = &plan->node[plan->node[i].parent];
+	unsigned int j;
+
+	/* From the end: a demote appends the placeholder there. */
+	for (j = p->n; j-- > 0;)
+		if (rt_is_internal(p->ents[j].entry) &&
+		    rt_entry_node(p->ents[j].entry) == (struct rt_node *)((uintptr_t)i * RT_NODE_ALIGN)) {
+			p->ents[j].entry = entry;
+			return;
+		}
+	rt_assert(!"a planned child has its placeholder");
 }
 
 /*
- * @p holds more entries than a compact node may: move the largest group of
- * items sharing a digit into a new node planned after it, at the level
- * where the group's keys part (the group has two items at least: the
- * entries outnumber the digits, and a child's digit is shared by nothing).
- * That node may in turn be too full (all of @p's items in one group); its
- * own groups are smaller, since its keys part at its level.
+ * Move the largest group of items of plan node @i sharing a digit (two
+ * items at least) into a new node planned after the others, at the level
+ * where the group's keys part.  Called when @i holds more entries than a
+ * compact node may (then such a group exists: the entries outnumber the
+ * digits, and a child's digit is shared by nothing).  The new node may in
+ * turn be too full (all of @i's items in one group): its own groups are
+ * smaller, since its keys part at its level.  *@seen (if not NULL) gets
+ * what @i held before, for rt_plan_demote_for_full().
  */
-static void rt_plan_demote(struct rt_plan *plan, unsigned int i)
+/* What rt_plan_demote() saw of the node it demoted from. */
+struct rt_demoted {
+	unsigned int groups;   /* digits with two items or more, before */
+	unsigned int other;    /* with two of them: the one not demoted */
+	unsigned int other_n;  /* ... and its items */
+	unsigned int singles;  /* digits with one item */
+	unsigned int far;      /* children not one level down */
+};
+
+static void rt_plan_demote(struct rt_plan *plan, unsigned int i, struct rt_demoted *seen)
 {
-	struct rt_node_plan *p = &plan->node[i], *sub = &plan->node[i + 1];
+	unsigned int at = plan->nr++;
+	struct rt_node_plan *p = &plan->node[i], *sub = &plan->node[at];
 	unsigned int shift = rt_shift(p->level), count[RT_MAP_SIZE] = { 0 };
-	unsigned int j, best = 0, kept = 0, tags = 0;
+	unsigned int j, best = 0, kept = 0, tags = 0, group[2] = { 0, 0 };
+	struct rt_demoted d0 = { 0, 0, 0, 0, 0 };
 	unsigned long diff = 0, first = 0;
 
 	/* The largest group, the lowest digit among equals. */
 	for (j = 0; j < p->n; j++) {
 		unsigned int d = (p->ents[j].sfx >> shift) & RT_MAP_MASK, c;
 
-		if (rt_is_internal(p->ents[j].entry))
+		if (rt_is_internal(p->ents[j].entry)) {
+			d0.far += rt_entry_level(p->ents[j].entry) + 1 != p->level;
 			continue;
+		}
 		c = ++count[d];
+		if (c == 1) {
+			d0.singles++;
+		} else if (c == 2) {
+			d0.singles--;
+			if (d0.groups < 2)
+				group[d0.groups] = d;
+			d0.groups++;
+		}
 		if (c > count[best] || (c == count[best] && d < best))
 			best = d;
 	}
 	rt_assert(count[best] >= 2);
+	d0.other = group[0] == best ? group[1] : group[0];
+	d0.other_n = count[d0.other];
+	if (seen)
+		*seen = d0;
 	sub->n = 0;
 	for (j = 0; j < p->n; j++) {
 		struct rt_ent e = p->ents[j];
@@ -431,16 +477,52 @@ static void rt_plan_demote(struct rt_plan *plan, unsigned int i)
 	}
 	sub->level = rt_diverge_level(diff);
 	sub->room = 0;
+	sub->parent = i;
 	for (j = 0; j < sub->n; j++)
 		sub->ents[j].sfx &= rt_level_maxindex(sub->level);
-	plan->nr = i + 2;
 	if (sub->n > RT_C_MAX_ENTRIES)
-		rt_plan_demote(plan, i + 1);
-	p->child_at = kept;
+		rt_plan_demote(plan, at, NULL);
 	p->ents[kept++] = (struct rt_ent){
 		first & ~rt_level_maxindex(sub->level),
-		rt_placeholder(sub->level, rt_wants_full(sub->level, sub->ents, sub->n)), tags };
+		rt_placeholder(sub->level, rt_wants_full(sub->level, sub->ents, sub->n), at), tags };
 	p->n = kept;
+}
+
+/*
+ * After a demote, node 0 (above the leaves) may hold one group of items
+ * sharing a digit still, and otherwise only children and items a bridge
+ * each could hold: then, if a full node with its bridges and that group's
+ * own node take no more memory than the compact node would, move that
+ * group too (at most RT_C_MAX_ENTRIES / 2 items, so that the reserve's
+ * blocks cover the plan, see RT_PLAN_MAX_NODES), and node 0 becomes a
+ * full node.  Without this, a compact node full of children keeps a few
+ * items that share digits and is copied whole at each insert that
+ * overflows it, one group at a time, and lookups through it search it.
+ */
+static void rt_plan_demote_for_full(struct rt_plan *plan, const struct rt_demoted *seen)
+{
+	struct rt_node_plan *p = &plan->node[0];
+	unsigned int w = rt_sfx_width(p->level), bridges;
+	size_t full;
+
+	if (plan->nr != 2 || p->level == 0 || seen->groups != 2 ||
+	    seen->other_n > RT_C_MAX_ENTRIES / 2)
+		return;
+	/* A bridge for each single item and each child further down than
+	 * one level, the group just demoted included, and one for the next
+	 * group's node, which may sit further down too. */
+	bridges = seen->singles + seen->far + (plan->node[1].level + 1 != p->level) + 1;
+	if (bridges > RT_F_MAX_BRIDGES)
+		return;
+	/* No larger than the compact node would be, with the group's node;
+	 * and a full node by rt_wants_full() once the group has left. */
+	full = sizeof(struct rt_node) + bridges * rt_bridge_bytes(p->level);
+	if (full + rt_cnode_bytes_for(seen->other_n, rt_sfx_width(p->level - 1)) >
+		    rt_cnode_bytes_for(p->n, w) ||
+	    full > rt_cnode_bytes_for(p->n - seen->other_n + 1, w))
+		return;
+	rt_plan_demote(plan, 0, NULL);
+	rt_assert(rt_wants_full(p->level, p->ents, p->n));
 }
 
 /* Nodes for @plan: all or nothing; then build them, deepest first, each
@@ -470,14 +552,15 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 	}
 	if (rt_nodes_get(mem, sizes, nr, rt_may_alloc(root->gfp_mask)))
 		return NULL;
+	/* A child is planned after its parent: built before it. */
 	for (i = plan->nr; i-- > 0;) {
 		struct rt_node_plan *p = &plan->node[i];
 		struct rt_bridges bridges = { mem + bridges_at[i], sizes + bridges_at[i] };
 
-		if (entry)
-			p->ents[p->child_at].entry = entry;
 		rt_ents_sort(p->ents, p->n);
 		entry = rt_node_build(mem[i], sizes[i], p->level, p->ents, p->n, p->full, &bridges);
+		if (i)
+			rt_plan_place(plan, i, entry);
 	}
 	root->nr_nodes += nr;
 	return entry;
@@ -534,8 +617,12 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 
 	p->n = rt_ents_collect(root, old, p->ents);
 	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(old->level), item, 0 };
-	if (p->n > RT_C_MAX_ENTRIES)
-		rt_plan_demote(&plan, 0);
+	if (p->n > RT_C_MAX_ENTRIES) {
+		struct rt_demoted seen;
+
+		rt_plan_demote(&plan, 0, &seen);
+		rt_plan_demote_for_full(&plan, &seen);
+	}
 	/* Growing one entry at a time, a node would be copied at every
 	 * class: leave a quarter more room (of what it keeps). */
 	p->room = p->n / 4;
@@ -545,7 +632,9 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 	rt_replace_node(root, path, path->depth - 1, entry);
 	rt_cnode_retire(root, leaf->entry, leaf->base);
 	if (plan.nr > 1)
-		rt_transition(plan.nr > 2 ? RT_TR_DEMOTE_TWICE : RT_TR_DEMOTE);
+		rt_transition(plan.nr == 2			 ? RT_TR_DEMOTE
+			      : plan.node[2].parent == 1 ? RT_TR_DEMOTE_TWICE
+							 : RT_TR_DEMOTE_FOR_FULL);
 	if (!rt_entry_compact(entry))
 		rt_transition(old->level ? RT_TR_INNER_FULL : RT_TR_LEAF_FULL);
 	else if (plan.nr == 1)
@@ -580,6 +669,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 
 	sub->level = rt_diverge_level((prefix ^ sfx) & ~rt_level_maxindex(rt_entry_level(child)));
 	sub->room = 0;
+	sub->parent = 0;
 	sub->n = 0;
 	sub->ents[sub->n++] = (struct rt_ent){ prefix & rt_level_maxindex(sub->level), child,
 					       rt_cnode_tags(node)[pos] & RT_CTAG_MASK };
@@ -590,10 +680,8 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 
 			if (!e)
 				continue;
-			if (i == pos) {
-				top->child_at = top->n;
-				e = rt_placeholder(sub->level, false);
-			}
+			if (i == pos)
+				e = rt_placeholder(sub->level, false, 1);
 			top->ents[top->n++] = (struct rt_ent){ rt_sfx_get(node, w, i), e,
 							       rt_cnode_tags(node)[i] & RT_CTAG_MASK };
 		}

@@ -1232,11 +1232,14 @@ Test(basic, stats_count_bytes_of_every_node_size)
  * (the top node holds them all as items of one group: moved twice);
  * finally a top node that fills with children one level down and one
  * further down (a compressed path): once it is as large as a full node
- * and a bridge, it becomes them (bridge_workload()); and a compact top of
- * items outgrown by a far key (the new top takes the items).  The 8-slot build has
- * no compact leaf: its leaves are full from the start; its small nodes
+ * and a bridge, it becomes them (bridge_workload()); a top node that
+ * overflows with two groups of items left, and becomes a full node by
+ * demoting both (two_groups_workload()); and a compact top of items
+ * outgrown by a far key (the new top takes the items).  The 8-slot build
+ * has no compact leaf: its leaves are full from the start; its small nodes
  * make a bridge pay only at the highest levels, which this workload does
- * not reach.
+ * not reach, and a node of 65 entries over 8 digits never has only two
+ * groups left.
  */
 /*
  * Keys 0..64 (a subtree parting at level 1), then, for each digit g in
@@ -1261,11 +1264,36 @@ static unsigned int bridge_workload(unsigned long *keys, struct titem **items)
 	return n;
 }
 
+/*
+ * Pairs of keys under digits 1..62 at level 5, each pair parting one level
+ * down, then one key under digit 63: the compact top (level 5) demotes a
+ * pair into a child at each insert that overflows it, the lowest digit
+ * first, and ends up with 60 children and the pairs of digits 61 and 62.
+ * The last key overflows it with two groups left and one item alone: a
+ * full node with one bridge, and a child for each pair, take less memory
+ * than a compact node, and it demotes both pairs and becomes a full node.
+ * Inserts (checked) go into @items; returns their count.
+ */
+static unsigned int two_groups_workload(unsigned long *keys, struct titem **items)
+{
+	unsigned int n = 0;
+
+	for (unsigned long g = 1; g <= 62; g++) {
+		keys[n++] = g << 30;
+		keys[n++] = (g << 30) | (1UL << 24);
+	}
+	keys[n++] = 63UL << 30;
+	for (unsigned int i = 0; i < n; i++)
+		items[i] = t_insert_new(&tree, keys[i]);
+	t_verify(&tree);
+	return n;
+}
+
 Test(basic, every_transition_is_reached)
 {
 	static const char *const names[RT_TR_COUNT] = {
 		"append", "new node", "grow root", "copy", "leaf to full", "inner to full",
-		"demote", "demote twice", "split", "split to full", "shrink", "unlink",
+		"demote", "demote twice", "demote for a full node", "split", "split to full", "shrink", "unlink",
 		"bridge", "grow absorbing the top",
 	};
 	unsigned long before[RT_TR_COUNT], keys[4096 + 2000 + 8];
@@ -1308,11 +1336,15 @@ Test(basic, every_transition_is_reached)
 		n = bridge_workload(keys, items);
 		for (unsigned int i = 0; i < n; i++)
 			t_delete(&tree, keys[i], items[i]);
+		n = two_groups_workload(keys, items);
+		for (unsigned int i = 0; i < n; i++)
+			t_delete(&tree, keys[i], items[i]);
 	}
 	for (t = 0; t < RT_TR_COUNT; t++) {
 		unsigned long count = rt_transitions[t] - before[t];
 
-		if (RT_MAP_SIZE == 8 && (t == RT_TR_LEAF_FULL || t == RT_TR_BRIDGE))
+		if (RT_MAP_SIZE == 8 &&
+		    (t == RT_TR_LEAF_FULL || t == RT_TR_BRIDGE || t == RT_TR_DEMOTE_FOR_FULL))
 			continue;
 		cr_assert_gt(count, 0, "transition \"%s\" never happened", names[t]);
 	}

@@ -164,7 +164,8 @@ void fz_use_memb(bool on);
  * White-box coverage of the node transitions (fuzz-ops.c classifies every
  * insert and delete by the tree's shape before and after it).  Names:
  *   first, new-child, f-slot, append, grow-copy, compact, leaf-full,
- *   inner-full, demote, demote-twice, split, grow-top   (inserts)
+ *   inner-full, demote, demote-twice, demote-for-full, split, grow-top
+ *                                                       (inserts)
  *   bridge       a full node built by the insert (inner-full, or a split
  *                whose parent became full) hangs compressed children from
  *                bridges: one-entry compact nodes one level down

@@ -1021,6 +1021,25 @@ static void seed_shape_inner_full_64(struct out *o)
 	check(o);
 }
 
+/*
+ * A level-5 top: a key under each digit 1..62, then a second one under each,
+ * parting one level down.  From the 65th entry on, each insert demotes the
+ * lowest pair into a child; the top ends with 60 children and the pairs of
+ * digits 61 and 62.  A key under digit 63 (faulted first) overflows it
+ * with two pairs and one item alone: it demotes both pairs and becomes a
+ * full node with a bridge, the 64-slot build's only way there.
+ */
+static void seed_shape_demote_for_full_64(struct out *o)
+{
+	insrun_pow(o, kraw(1UL << 30), 62, 30);
+	insrun_pow(o, kraw(1UL << 30 | 1UL << 24), 62, 30);
+	faultrun(o, kraw(63UL << 30), 1, 1, F_ALL);
+	check(o);
+	iter(o, W_SLOT, kraw(60UL << 30), 0, 0, P_NONE);
+	delrun(o, kraw(61UL << 30), 1, 1);
+	check(o);
+}
+
 /* The 8-slot shape: a level-2 C node whose items demote digit by digit into
  * eight level-1 children, the last demotion leaving only children one
  * level down (faulted); then a child emptied and a new one in its slot. */
@@ -1430,6 +1449,7 @@ static const struct {
 	{ "seed-shape-compact", seed_shape_compact },
 	{ "seed-shape-demote", seed_shape_demote },
 	{ "seed-shape-inner-full-64", seed_shape_inner_full_64 },
+	{ "seed-shape-demote-for-full-64", seed_shape_demote_for_full_64 },
 	{ "seed-shape-inner-full-8", seed_shape_inner_full_8 },
 	{ "seed-shape-bridge-64", seed_shape_bridge_64 },
 	{ "seed-shape-bridge-8", seed_shape_bridge_8 },
