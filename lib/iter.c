@@ -144,9 +144,12 @@ static inline __attribute__((always_inline)) void **rt_chunk_found(struct radix_
  * the wanted slots from there on.  A gang lookup's leaf (RT_ITER_NO_BITMAP)
  * is scanned instead: the gang reads those slot lines anyway, the header
  * line would be one more miss.  Returns RT_MAP_SIZE if there is none.
+ * Always inlined: the walk engine's step and rt_gang_up() both call it,
+ * and as a call per chunk it cost a dense walk 7% more instructions.
  */
-static unsigned int rt_next_wanted(struct rt_node *node, unsigned int level, unsigned int offset,
-				   int tag, unsigned int flags, unsigned long *bits)
+static inline __attribute__((always_inline)) unsigned int
+rt_next_wanted(struct rt_node *node, unsigned int level, unsigned int offset, int tag,
+	       unsigned int flags, unsigned long *bits)
 {
 	unsigned long b;
 
