@@ -406,6 +406,15 @@ static void rt_plan_place(struct rt_plan *plan, unsigned int i, void *entry)
 	rt_assert(!"a planned child has its placeholder");
 }
 
+/* What rt_plan_demote() saw of the node it demoted from. */
+struct rt_demoted {
+	unsigned int groups;   /* digits with two items or more, before */
+	unsigned int other;    /* with two of them: the one not demoted */
+	unsigned int other_n;  /* ... and its items */
+	unsigned int singles;  /* digits with one item */
+	unsigned int far;      /* children not one level down */
+};
+
 /*
  * Move the largest group of items of plan node @i sharing a digit (two
  * items at least) into a new node planned after the others, at the level
@@ -416,15 +425,6 @@ static void rt_plan_place(struct rt_plan *plan, unsigned int i, void *entry)
  * smaller, since its keys part at its level.  *@seen (if not NULL) gets
  * what @i held before, for rt_plan_demote_for_full().
  */
-/* What rt_plan_demote() saw of the node it demoted from. */
-struct rt_demoted {
-	unsigned int groups;   /* digits with two items or more, before */
-	unsigned int other;    /* with two of them: the one not demoted */
-	unsigned int other_n;  /* ... and its items */
-	unsigned int singles;  /* digits with one item */
-	unsigned int far;      /* children not one level down */
-};
-
 static void rt_plan_demote(struct rt_plan *plan, unsigned int i, struct rt_demoted *seen)
 {
 	unsigned int at = plan->nr++;
