@@ -153,74 +153,6 @@ rt_sfx_match(const struct rt_cnode *node, unsigned int w, unsigned int n, unsign
 }
 
 /*
- * The first position of the sorted run [0, @s) of C node @node whose suffix
- * is >= @key, or @s if none.  @hint, where the walk's previous run ended,
- * is tried first: a walk going on in the node asks for the key after that
- * run, whose entry usually sits at the next position.  Otherwise a
- * binary search without branches on the data (a conditional move a step).
- */
-#define RT_SORTED_LOWER_BOUND(type)                                                    \
-	do {                                                                           \
-		const type *sfxs = (const type *)(const void *)node->data;             \
-		const type *first = sfxs;                                              \
-		unsigned int len = s;                                                  \
-		if (hint <= s && (hint == 0 || sfxs[hint - 1] < key) &&                \
-		    (hint == s || sfxs[hint] >= key))                                  \
-			return hint;                                                   \
-		if (len == 0)                                                          \
-			return 0;                                                      \
-		while (len > 1) {                                                      \
-			unsigned int half = len / 2;                                   \
-			first = first[half] < key ? first + half : first;              \
-			len -= half;                                                   \
-		}                                                                      \
-		return (unsigned int)(first - sfxs) + (*first < key);                  \
-	} while (0)
-
-static inline __attribute__((always_inline)) unsigned int
-rt_sorted_lower_bound(const struct rt_cnode *node, unsigned int w, unsigned int s, unsigned long key,
-		      unsigned int hint)
-{
-	switch (w) {
-	case 1:
-		RT_SORTED_LOWER_BOUND(uint8_t);
-	case 2:
-		RT_SORTED_LOWER_BOUND(uint16_t);
-	case 4:
-		RT_SORTED_LOWER_BOUND(uint32_t);
-	default:
-		RT_SORTED_LOWER_BOUND(uint64_t);
-	}
-}
-
-/*
- * rt_cnode_find() by the sorted run: a binary search there, then the tail
- * one entry at a time, stopping at the first live candidate.  The
- * candidates are those of rt_cnode_find().  In the run, the entries
- * sharing @sfx's digit sit together, and a run built with a child of that
- * digit held nothing else of it (appends that extend the run hold items,
- * and only once the child is gone): so the exact entry is at the lower
- * bound, and a live child of the digit is there or just before it.  For
- * 8-byte suffixes (SSE2 has no 64-bit compare: the search executes fewer
- * instructions than a scan, in callgrind 20% fewer per lookup of uniform
- * 64-bit keys).  Narrower suffixes are scanned sixteen at a time: the
- * scan reads the suffix lines in parallel where the search's dependent
- * loads wait for each other, and measured it is faster even when it
- * executes more instructions.
- */
-/* Is entry @i of a C node with 8-byte suffixes @sfxs a live candidate for
- * @sfx?  *@found gets its entry. */
-static inline bool rt_w8_candidate(const struct radix_tree_root *root, const uint64_t *sfxs,
-				   const uint8_t *tags, void **slots, unsigned int i,
-				   unsigned long sfx, unsigned long mask, void **found)
-{
-	if (sfxs[i] != sfx && (((sfxs[i] ^ sfx) & mask) || !rt_ctag_child(tags, i)))
-		return false;
-	*found = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
-	return *found != NULL;
-}
-
-/*
  * The lower bound of @sfx among the first @s (> 0) 8-byte suffixes
  * @sfxs of a node at @level, searched from a guess.  Keys that spread
  * evenly over the node's range put it near (top byte of @sfx) * s / 256,
@@ -268,6 +200,82 @@ search:
 		}
 	}
 	return lo;
+}
+
+/*
+ * The first position of the sorted run [0, @s) of C node @node whose suffix
+ * is >= @key, or @s if none.  @hint, where the walk's previous run ended,
+ * is tried first: a walk going on in the node asks for the key after that
+ * run, whose entry usually sits at the next position.  Otherwise a
+ * binary search without branches on the data (a conditional move a step),
+ * or, for 8-byte suffixes, rt_w8_lower_bound().
+ */
+#define RT_SORTED_LOWER_BOUND(type)                                                    \
+	do {                                                                           \
+		const type *sfxs = (const type *)(const void *)node->data;             \
+		const type *first = sfxs;                                              \
+		unsigned int len = s;                                                  \
+		if (hint <= s && (hint == 0 || sfxs[hint - 1] < key) &&                \
+		    (hint == s || sfxs[hint] >= key))                                  \
+			return hint;                                                   \
+		if (len == 0)                                                          \
+			return 0;                                                      \
+		while (len > 1) {                                                      \
+			unsigned int half = len / 2;                                   \
+			first = first[half] < key ? first + half : first;              \
+			len -= half;                                                   \
+		}                                                                      \
+		return (unsigned int)(first - sfxs) + (*first < key);                  \
+	} while (0)
+
+static inline __attribute__((always_inline)) unsigned int
+rt_sorted_lower_bound(const struct rt_cnode *node, unsigned int w, unsigned int s, unsigned long key,
+		      unsigned int hint)
+{
+	switch (w) {
+	case 1:
+		RT_SORTED_LOWER_BOUND(uint8_t);
+	case 2:
+		RT_SORTED_LOWER_BOUND(uint16_t);
+	case 4:
+		RT_SORTED_LOWER_BOUND(uint32_t);
+	default: {
+		/* Keys this wide spread out: from a guess, not a search. */
+		const uint64_t *sfxs = (const uint64_t *)(const void *)node->data;
+
+		if (hint <= s && (hint == 0 || sfxs[hint - 1] < key) &&
+		    (hint == s || sfxs[hint] >= key))
+			return hint;
+		return s ? rt_w8_lower_bound(sfxs, s, key, node->level) : 0;
+	}
+	}
+}
+
+/*
+ * rt_cnode_find() by the sorted run: a binary search there, then the tail
+ * one entry at a time, stopping at the first live candidate.  The
+ * candidates are those of rt_cnode_find().  In the run, the entries
+ * sharing @sfx's digit sit together, and a run built with a child of that
+ * digit held nothing else of it (appends that extend the run hold items,
+ * and only once the child is gone): so the exact entry is at the lower
+ * bound, and a live child of the digit is there or just before it.  For
+ * 8-byte suffixes (SSE2 has no 64-bit compare: the search executes fewer
+ * instructions than a scan, in callgrind 20% fewer per lookup of uniform
+ * 64-bit keys).  Narrower suffixes are scanned sixteen at a time: the
+ * scan reads the suffix lines in parallel where the search's dependent
+ * loads wait for each other, and measured it is faster even when it
+ * executes more instructions.
+ */
+/* Is entry @i of a C node with 8-byte suffixes @sfxs a live candidate for
+ * @sfx?  *@found gets its entry. */
+static inline bool rt_w8_candidate(const struct radix_tree_root *root, const uint64_t *sfxs,
+				   const uint8_t *tags, void **slots, unsigned int i,
+				   unsigned long sfx, unsigned long mask, void **found)
+{
+	if (sfxs[i] != sfx && (((sfxs[i] ^ sfx) & mask) || !rt_ctag_child(tags, i)))
+		return false;
+	*found = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
+	return *found != NULL;
 }
 
 static inline __attribute__((always_inline)) int
