@@ -37,7 +37,10 @@ RCURADIX_API void **radix_tree_iter_init(struct radix_tree_iter *iter, unsigned 
 		iter->run_end = NULL;
 		iter->bias = 0;
 		iter->parent = NULL;
+		iter->above = NULL;
 		iter->done = 0;
+		iter->above_pos = 0;
+		iter->parent_spent = 0;
 	}
 	return NULL;
 }
@@ -166,11 +169,19 @@ rt_next_wanted(struct rt_node *node, unsigned int level, unsigned int offset, in
 
 /* ---- compact nodes --------------------------------------------------------- */
 
+/* Positions [@from, @to) as a bitmap (@from <= @to <= RT_C_MAX_ENTRIES). */
+static inline unsigned long rt_pos_range(unsigned int from, unsigned int to)
+{
+	unsigned long below_to = to < RT_BITS_PER_LONG ? (1UL << to) - 1 : ~0UL;
+
+	return from < RT_BITS_PER_LONG ? below_to & (~0UL << from) : 0;
+}
+
 /* Fill @iter with the run of consecutive keys in consecutive entries of
  * C node @node that starts at entry @pos, key @key (@tag: a tagged walk's
- * tag, or -1). */
+ * tag, or -1; @later: struct rt_cfound's). */
 static void rt_chunk_run(struct radix_tree_iter *iter, struct rt_cnode *node, unsigned int n,
-			 unsigned int pos, unsigned long key, int tag)
+			 unsigned int pos, unsigned long key, int tag, unsigned long later)
 {
 	unsigned int wd = rt_sfx_width(node->level), r = 1;
 	void **slots = rt_cnode_slots(node);
@@ -194,10 +205,18 @@ static void rt_chunk_run(struct radix_tree_iter *iter, struct rt_cnode *node, un
 	iter->chunk = &slots[pos];
 	iter->run_end = &slots[pos + r];
 	iter->bias = key - (unsigned long)((uintptr_t)&slots[pos] / sizeof(void *));
-	/* The node: the next chunk is searched in it first, and a slot of
-	 * the chunk that reads NULL can be told "deleted" from "moved"
-	 * (dead). */
+	/* The node: the next chunk is searched in it first, unless it is
+	 * spent: live, with nothing wanted after the run, so that nothing
+	 * present throughout the walk is left in it (tagged walks: the
+	 * search that found the run knows that, and most tagged runs are
+	 * a node's last; a plain walk leaves a node once per many runs,
+	 * not worth measuring at each).  The next search then
+	 * goes on after its range, from the node above (iter->above) or the
+	 * root, without searching it again.  The read barrier in
+	 * rt_cnode_dead_rcu() orders the tag loads before the mark's. */
 	iter->parent = rt_cnode_entry(node);
+	iter->parent_spent = tag >= 0 && !(later & ~rt_pos_range(pos, pos + r)) &&
+			     !rt_cnode_dead_rcu(node);
 }
 
 /* A gang lookup's chunk in C node @node: the item at entry @pos, key @key,
@@ -216,6 +235,7 @@ static inline void rt_chunk_item(struct radix_tree_iter *iter, struct rt_cnode *
 	iter->run_end = &slots[pos + 1];
 	iter->bias = key - (unsigned long)((uintptr_t)&slots[pos] / sizeof(void *));
 	iter->parent = rt_cnode_entry(node);
+	iter->parent_spent = 0;
 }
 
 /*
@@ -250,6 +270,7 @@ static inline void rt_chunk_node(struct radix_tree_iter *iter, struct rt_cnode *
 	iter->run_end = slots;
 	iter->bias = key - (unsigned long)((uintptr_t)slots / sizeof(void *));
 	iter->parent = rt_cnode_entry(node);
+	iter->parent_spent = 0;
 }
 
 /* What a compact node holds from a key on. */
@@ -258,6 +279,16 @@ enum rt_cfind {
 	RT_CFIND_CHILD,  /* a child whose keys reach the key: go down */
 	RT_CFIND_NONE,   /* nothing: go on after the node */
 	RT_CFIND_RETRY,  /* the node is dead: look again from the root */
+};
+
+/* What rt_cnode_next() found, besides its answer. */
+struct rt_cfound {
+	unsigned int n;       /* the entries it read */
+	unsigned int pos;     /* RT_CFIND_ITEM, _CHILD: the entry's position */
+	void *child;          /* RT_CFIND_CHILD: the child */
+	unsigned long later;  /* RT_CFIND_ITEM in a tagged walk: the positions
+			       * other than @pos that may hold wanted keys above
+			       * the item's; all ones if unknown */
 };
 
 /* The last key of the range of entry @e stored with suffix @sfx. */
@@ -273,8 +304,7 @@ static unsigned long rt_entry_last(unsigned long sfx, const void *e)
  * the root).
  */
 static enum rt_cfind rt_cnode_next_scan(struct rt_cnode *node, unsigned long base,
-					unsigned long *index, int tag, unsigned int n,
-					unsigned int *pos, void **child)
+					unsigned long *index, int tag, struct rt_cfound *f)
 {
 	unsigned int wd = rt_sfx_width(node->level), i;
 	void **slots = rt_cnode_slots(node);
@@ -283,7 +313,7 @@ static enum rt_cfind rt_cnode_next_scan(struct rt_cnode *node, unsigned long bas
 	void *best = NULL;
 	bool saw_null = false;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < f->n; i++) {
 		unsigned long sfx = rt_sfx_get(node, wd, i), first, last;
 		void *e = rt_entry_rcu(slots[i]);
 
@@ -298,7 +328,7 @@ static enum rt_cfind rt_cnode_next_scan(struct rt_cnode *node, unsigned long bas
 			continue;
 		if (tag >= 0 && !((rt_bits_rcu(tags[i]) >> tag) & 1U))
 			continue;
-		*pos = i;
+		f->pos = i;
 		best_key = first;
 		best = e;
 	}
@@ -310,16 +340,8 @@ static enum rt_cfind rt_cnode_next_scan(struct rt_cnode *node, unsigned long bas
 		*index = best_key;
 	if (!rt_is_internal(best))
 		return RT_CFIND_ITEM;
-	*child = best;
+	f->child = best;
 	return RT_CFIND_CHILD;
-}
-
-/* Positions [@from, @to) as a bitmap (@from <= @to <= RT_C_MAX_ENTRIES). */
-static inline unsigned long rt_pos_range(unsigned int from, unsigned int to)
-{
-	unsigned long below_to = to < RT_BITS_PER_LONG ? (1UL << to) - 1 : ~0UL;
-
-	return from < RT_BITS_PER_LONG ? below_to & (~0UL << from) : 0;
 }
 
 /*
@@ -396,7 +418,7 @@ rt_cnode_tail_scan(const struct rt_cnode *node, unsigned int w, unsigned int s, 
  */
 static inline __attribute__((always_inline)) enum rt_cfind
 rt_cnode_next_w(struct rt_cnode *node, unsigned int wd, unsigned long base, unsigned long *index,
-		int tag, unsigned int hint, unsigned int *n, unsigned int *pos, void **child)
+		int tag, unsigned int hint, struct rt_cfound *f)
 {
 	unsigned int s, p0, at = UINT_MAX;
 	void **slots = rt_cnode_slots_w(node, wd);
@@ -406,16 +428,16 @@ rt_cnode_next_w(struct rt_cnode *node, unsigned int wd, unsigned long base, unsi
 	struct rt_cand t;
 	void *e = NULL;
 
-	*n = rt_cnode_next_rcu(node);
-	s = rt_cnode_sorted_rcu(node, *n);
-	want = tag >= 0 ? rt_ctag_bits(tags, *n, (unsigned int)tag) : rt_pos_range(0, *n);
+	f->n = rt_cnode_next_rcu(node);
+	s = rt_cnode_sorted_rcu(node, f->n);
+	want = tag >= 0 ? rt_ctag_bits(tags, f->n, (unsigned int)tag) : rt_pos_range(0, f->n);
 	p0 = rt_sorted_lower_bound(node, wd, s, key, hint);
 	if (p0 > 0 && ((want >> (p0 - 1)) & 1) && rt_ctag_child(tags, p0 - 1)) {
 		/* NULL: a deleted child (a retired node keeps its children). */
 		e = rt_entry_rcu(slots[p0 - 1]);
 		if (e && rt_entry_last(rt_sfx_get(node, wd, p0 - 1), e) >= key) {
-			*pos = p0 - 1;
-			*child = e;
+			f->pos = p0 - 1;
+			f->child = e;
 			return RT_CFIND_CHILD;
 		}
 	}
@@ -430,15 +452,15 @@ rt_cnode_next_w(struct rt_cnode *node, unsigned int wd, unsigned long base, unsi
 		}
 		skipped = true;  /* a tombstone, or an item moved out */
 	}
-	rt_cnode_tail_scan(node, wd, s, *n, key, want, &t);
+	rt_cnode_tail_scan(node, wd, s, f->n, key, want, &t);
 	if (t.below != UINT_MAX) {
 		void *b = rt_entry_rcu(slots[t.below]);
 
 		if (!b)
 			goto scan;
 		if (rt_entry_last(t.below_sfx, b) >= key) {
-			*pos = t.below;
-			*child = b;
+			f->pos = t.below;
+			f->child = b;
 			return RT_CFIND_CHILD;
 		}
 	}
@@ -455,33 +477,37 @@ rt_cnode_next_w(struct rt_cnode *node, unsigned int wd, unsigned long base, unsi
 		return RT_CFIND_RETRY;
 	if (at == UINT_MAX)
 		return RT_CFIND_NONE;
-	*pos = at;
+	f->pos = at;
 	if (!rt_is_internal(e)) {
 		*index = base | at_sfx;
+		/* Keys above it lie at wanted positions from @p0 on, in the
+		 * sorted run or the tail, but not at its own. */
+		if (tag >= 0)
+			f->later = want & ~rt_pos_range(0, p0) & ~(1UL << at);
 		return RT_CFIND_ITEM;
 	}
 	if (((base | at_sfx) & ~rt_level_maxindex(rt_entry_level(e))) > *index)
 		*index = (base | at_sfx) & ~rt_level_maxindex(rt_entry_level(e));
-	*child = e;
+	f->child = e;
 	return RT_CFIND_CHILD;
 scan:
-	return rt_cnode_next_scan(node, base, index, tag, *n, pos, child);
+	return rt_cnode_next_scan(node, base, index, tag, f);
 }
 
 /* rt_cnode_next_w() compiled once per suffix width. */
 static enum rt_cfind rt_cnode_next(struct rt_cnode *node, unsigned long base,
 				   unsigned long *index, int tag, unsigned int hint,
-				   unsigned int *n, unsigned int *pos, void **child)
+				   struct rt_cfound *f)
 {
 	switch (rt_sfx_width(node->level)) {
 	case 1:
-		return rt_cnode_next_w(node, 1, base, index, tag, hint, n, pos, child);
+		return rt_cnode_next_w(node, 1, base, index, tag, hint, f);
 	case 2:
-		return rt_cnode_next_w(node, 2, base, index, tag, hint, n, pos, child);
+		return rt_cnode_next_w(node, 2, base, index, tag, hint, f);
 	case 4:
-		return rt_cnode_next_w(node, 4, base, index, tag, hint, n, pos, child);
+		return rt_cnode_next_w(node, 4, base, index, tag, hint, f);
 	default:
-		return rt_cnode_next_w(node, 8, base, index, tag, hint, n, pos, child);
+		return rt_cnode_next_w(node, 8, base, index, tag, hint, f);
 	}
 }
 
@@ -507,6 +533,22 @@ struct rt_above {
 	void *entry;
 	unsigned int pos;
 };
+
+/*
+ * May a search for @index start in @entry, a node on the way down to the
+ * previous chunk (whose key is @prev)?  Only while @index lies in its range,
+ * and only if it is not a dead compact node: a full node stays readable in
+ * this read-side section (or lock hold) and holds every item below it that
+ * it held, since a node is unlinked only once nothing below it remains; a
+ * live compact node too, and rt_cnode_next() checks again for death.  No
+ * item present throughout is then missed.  Never from 0, where a walk that
+ * wrapped would be.
+ */
+static inline bool rt_search_from(const void *entry, unsigned long prev, unsigned long index)
+{
+	return entry && index && !((index ^ prev) & ~rt_level_maxindex(rt_entry_level(entry))) &&
+	       (!rt_entry_compact(entry) || !rt_cnode_dead_rcu(rt_entry_cnode(entry)));
+}
 
 static inline __attribute__((always_inline)) void **
 rt_next_chunk(const struct radix_tree_root *root, struct radix_tree_iter *iter, unsigned int flags,
@@ -547,24 +589,31 @@ rt_next_chunk(const struct radix_tree_root *root, struct radix_tree_iter *iter, 
 	 * section; if it was copied since (dead), look from the root, where
 	 * the copy is.  An item present throughout the walk was in it then
 	 * and is still there unless the node is dead (rt_cnode_next()
-	 * checks again where a slot reads NULL or nothing is left).
+	 * checks again where a slot reads NULL or nothing is left).  A
+	 * spent node (rt_chunk_run()) holds nothing more: the search goes on
+	 * after its range at once.
 	 */
-	if (iter->parent && rt_entry_compact(iter->parent) && index &&
-	    !((index ^ iter->index) & ~rt_level_maxindex(rt_entry_level(iter->parent))) &&
-	    !rt_cnode_dead_rcu(rt_entry_cnode(iter->parent))) {
+	if (iter->parent && rt_entry_compact(iter->parent) &&
+	    rt_search_from(iter->parent, iter->index, index)) {
+		if (iter->parent_spent) {
+			index = (index | rt_level_maxindex(rt_entry_level(iter->parent))) + 1;
+			if (index == 0)
+				goto end;
+			goto restart;
+		}
 		entry = iter->parent;
 		hint = rt_run_end_pos(iter, rt_entry_cnode(entry));
+		if (!above) {
+			prev = iter->above;
+			prev_pos = iter->above_pos;
+		}
 		goto search;
 	}
 	/*
 	 * The next key still in the range of a node above the previous
-	 * chunk's: search on from there, as from a parent above (a full node
-	 * stays readable and holds every item below it that it held; a
-	 * compact one too unless dead, and rt_cnode_next() checks again).
+	 * chunk's: search on from there, as from a parent above.
 	 */
-	if (above && above->entry && index &&
-	    !((index ^ iter->index) & ~rt_level_maxindex(rt_entry_level(above->entry))) &&
-	    (!rt_entry_compact(above->entry) || !rt_cnode_dead_rcu(rt_entry_cnode(above->entry)))) {
+	if (above && rt_search_from(above->entry, iter->index, index)) {
 		entry = above->entry;
 		if (rt_entry_compact(entry))
 			hint = above->pos + 1;
@@ -573,6 +622,19 @@ rt_next_chunk(const struct radix_tree_root *root, struct radix_tree_iter *iter, 
 restart:
 	from_parent = false;
 	prev = NULL;
+	/*
+	 * A walk that left its parent's range, or found nothing more there,
+	 * goes on from the node above the parent while the key is in its
+	 * range: a tagged walk of clustered keys then searches a small node
+	 * per chunk rather than every node from the root.  Past that node's
+	 * range, from the root.
+	 */
+	if (!above && rt_search_from(iter->above, iter->index, index)) {
+		entry = iter->above;
+		if (rt_entry_compact(entry))
+			hint = iter->above_pos + 1;
+		goto search;
+	}
 	entry = rt_entry_rcu(root->rnode);
 	if (!entry || (tag >= 0 && !(rt_bits_rcu(root->tags) & (1UL << tag))))
 		goto end;
@@ -638,28 +700,28 @@ search:
 			continue;
 		} else {
 			struct rt_cnode *node = rt_entry_cnode(entry);
-			unsigned int n, pos = 0, h = hint;
-			void *child = NULL;
+			struct rt_cfound f = { .pos = 0, .child = NULL, .later = ~0UL };
+			unsigned int h = hint;
 
 			up = NULL;
 			hint = UINT_MAX;  /* it belongs to the first C node searched */
 			switch (rt_cnode_next(node, index & ~rt_level_maxindex(level), &index, tag, h,
-					      &n, &pos, &child)) {
+					      &f)) {
 			case RT_CFIND_ITEM:
 				if (flags & RT_ITER_NO_BITMAP)
-					rt_chunk_item(iter, node, pos, index);
+					rt_chunk_item(iter, node, f.pos, index);
 				else
-					rt_chunk_run(iter, node, n, pos, index, tag);
+					rt_chunk_run(iter, node, f.n, f.pos, index, tag, f.later);
 				goto found;
 			case RT_CFIND_CHILD:
 				prev = entry;
-				prev_pos = pos;
-				if ((flags & RT_ITER_NO_BITMAP) && rt_entry_compact(child) &&
-				    rt_chunk_node_from(child, index)) {
-					rt_chunk_node(iter, rt_entry_cnode(child), index);
+				prev_pos = f.pos;
+				if ((flags & RT_ITER_NO_BITMAP) && rt_entry_compact(f.child) &&
+				    rt_chunk_node_from(f.child, index)) {
+					rt_chunk_node(iter, rt_entry_cnode(f.child), index);
 					goto found;
 				}
-				entry = child;
+				entry = f.child;
 				continue;
 			case RT_CFIND_NONE:
 				goto past;
@@ -679,6 +741,13 @@ found:
 	if (above) {
 		above->entry = prev;
 		above->pos = prev_pos;
+	} else {
+		/* The node above the chunk's: a compact run's parent, a full
+		 * leaf's (its parent iter->parent if full: harmless, the walk
+		 * leaves that range first), or NULL if the search started in
+		 * the chunk's node and the node above it is not known. */
+		iter->above = prev;
+		iter->above_pos = (unsigned char)prev_pos;
 	}
 	/* A hole ends a contiguous walk. */
 	if (contig && iter->index != start)
@@ -709,7 +778,10 @@ RCURADIX_API void **radix_tree_iter_resume(void **slot, struct radix_tree_iter *
 	iter->next_index = iter->index + 1;
 	iter->tags = 0;
 	iter->run_end = NULL;
-	iter->parent = NULL;  /* it may be freed once the section ends */
+	/* Both may be freed once the section ends. */
+	iter->parent = NULL;
+	iter->above = NULL;
+	iter->parent_spent = 0;
 	return NULL;
 }
 

@@ -386,6 +386,46 @@ Test(iter, invalid_tags_visit_nothing)
 
 /* ---- differential -------------------------------------------------------- */
 
+/*
+ * A chunk at the last position of a compact node, appended there out of
+ * order after the node's sorted run: keys above it lie at earlier
+ * positions, in the run, and the walk must go on to them.  (Nothing after
+ * the chunk's position does not make the node spent.)  Also the walks
+ * that skip a spent node: every chunk of the run but the last leaves the
+ * node with wanted entries after it, the last one none.  The shape is the
+ * 64-slot build's: the 8-slot one moves a group of these keys into a child
+ * before the node fills, and only the walks are checked there.
+ */
+Test(iter, chunk_appended_last_then_the_sorted_run_above_it)
+{
+	const unsigned long appended = (5UL << 40) + 3;
+	struct rt_cnode *node;
+	void *top;
+
+	model_init(&m);
+	for (unsigned long i = 0; i < RT_C_MAX_ENTRIES - 1; i++)
+		add((i << 40) + 1, i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 0);
+	add(appended, 1);
+	top = rcu_dereference(tree.rnode);
+	cr_assert(top && rt_is_internal(top) && rt_entry_compact(top),
+		  "the top node is not a compact node");
+	node = rt_entry_cnode(top);
+#if RT_MAP_SHIFT == 6
+	cr_assert_eq(node->next, RT_C_MAX_ENTRIES, "the node was copied: %u entries", node->next);
+	cr_assert_eq(rt_cnode_sorted_rcu(node, node->next), RT_C_MAX_ENTRIES - 1);
+	cr_assert_eq(rt_sfx_get(node, rt_sfx_width(node->level), RT_C_MAX_ENTRIES - 1),
+		     appended & rt_level_maxindex(node->level));
+#else
+	(void)node;
+#endif
+	check_all_walks(appended);
+	check_all_walks(appended - 1);
+	check_all_walks(0);
+	check_all_walks((62UL << 40) + 1);
+	model_free(&m);
+	t_finish(&tree);
+}
+
 static void random_tree(struct t_rng *rng, unsigned long nkeys, unsigned long span)
 {
 	for (unsigned long i = 0; i < nkeys; i++) {

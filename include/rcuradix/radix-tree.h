@@ -692,8 +692,18 @@ RCURADIX_API int radix_tree_verify(const struct radix_tree_root *root);
  *              been copied since), the next chunk is searched from there.
  *              Valid only within the walk's read-side section or lock;
  *              radix_tree_iter_resume() forgets it.
+ * @above:      the node the walk came down from to the chunk's node (a
+ *              compact run's: the node above @parent), or NULL if unknown:
+ *              once the next key leaves @parent's range but not this
+ *              node's, the next chunk is searched from here, not from the
+ *              root.  Valid as @parent is.
  * @done:       non-zero once the walk may not continue (it reached
  *              ULONG_MAX, or a contiguous walk met a hole).
+ * @above_pos:  the position of the entry taken in @above, if compact: the
+ *              search there starts after it.
+ * @parent_spent: non-zero if @parent, a compact node, held nothing the
+ *              walk wants after the current run: the next search skips
+ *              it (read only while @parent is compact).
  */
 struct radix_tree_iter {
 	unsigned long index;
@@ -703,7 +713,10 @@ struct radix_tree_iter {
 	void **run_end;
 	unsigned long bias;
 	void *parent;
+	void *above;
 	int done;
+	unsigned char above_pos;
+	unsigned char parent_spent;
 };
 
 #define RADIX_TREE_ITER_TAG_MASK 0x0fu  /* tag number, with ITER_TAGGED */
@@ -722,8 +735,8 @@ RCURADIX_API void **radix_tree_iter_init(struct radix_tree_iter *iter, unsigned 
  * radix_tree_next_chunk() - find the next chunk of slots; engine of the macros.
  * @flags: 0, or RADIX_TREE_ITER_TAGGED | tag, possibly | RADIX_TREE_ITER_CONTIG.
  *
- * Descends once from the root, or from iter->parent while the key lies in
- * its range, to the leaf or compact-node run holding the first present (or
+ * Descends once from the root, or from iter->parent or iter->above while
+ * the key lies in its range, to the leaf or compact-node run holding the first present (or
  * tagged) key >= iter->next_index, skipping empty (or untagged) subtrees.
  * Keys strictly ascend from call to call and never wrap.
  *

@@ -265,7 +265,10 @@ RCURADIX_API int radix_tree_insert(struct radix_tree_root *root, unsigned long i
  *
  * Clears every tag of the item, unlinks nodes left empty and shrinks the
  * tree to the smallest height that holds its keys (no nodes at all once
- * empty).  Unlinked nodes are freed with call_rcu() of the tree's flavor.
+ * empty), except that a top compact node holding only items keeps its
+ * level: one node holds those keys at any height, and lowering it would
+ * take a copy, while a delete allocates nothing.  Unlinked nodes are freed
+ * with call_rcu() of the tree's flavor.
  * The item itself is the caller's: free it after a grace period.
  *
  * Context: Writer.
@@ -522,16 +525,19 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
  * radix_tree_preload() - reserve nodes for the calling thread's next insert.
  *
  * Fills a per-thread reserve with enough nodes for the worst case of one
- * insertion into any tree: three nodes (a full compact node that moves a
- * group of its items into a new child, and that child a group into a
- * grandchild), of any size.  The reserve holds one node of every size
- * class and a second full and largest node: 20 nodes, 12,672 bytes (64-slot
- * build).  Until the thread's next radix_tree_insert(), that insert cannot
- * fail with -ENOMEM, even if the allocator fails and even on a GFP_ATOMIC
- * tree.  A GFP_KERNEL insert allocates its nodes itself and uses the
- * reserve only if the allocator fails (the kernel's rule); a GFP_ATOMIC
- * insert takes them from the reserve.  Call it outside any lock,
- * then radix_tree_lock(), insert, radix_tree_unlock(), radix_tree_preload_end().
+ * insertion into any tree: eleven nodes, three of any size (a full compact
+ * node that moves a group of its items into a new child, and that child a
+ * group into a grandchild) and up to eight one-entry bridges (a node that
+ * becomes a full node keeps each compressed child under a bridge).  The
+ * reserve holds one node of every size a node can have and a second full
+ * and largest node: 16 nodes, 9,344 bytes (64-slot build); the bridges, of
+ * the smallest size, take the blocks the three leave.  Until the thread's
+ * next radix_tree_insert(), that insert cannot fail with -ENOMEM, even if
+ * the allocator fails and even on a GFP_ATOMIC tree.  A GFP_KERNEL insert
+ * allocates its nodes itself and uses the reserve only if the allocator
+ * fails (the kernel's rule); a GFP_ATOMIC insert takes them from the
+ * reserve.  Call it outside any lock, then radix_tree_lock(), insert,
+ * radix_tree_unlock(), radix_tree_preload_end().
  *
  * Userspace has no preemption to disable: the reserve is thread-local, so a
  * thread that migrates between CPUs keeps it.  preload/preload_end only mark
@@ -646,12 +652,14 @@ RCURADIX_API void rcuradix_thread_cache_flush(void);
  * children sit one level down, leaves hold items and inner nodes hold
  * nodes; compact nodes: the size class, capacity and entry count agree,
  * positions past the count are clear, no retired node is reachable, every
- * suffix fits the node's level, no two live items share a key, no live
- * child shares its digit with another child or an item, children sit at
- * lower levels (their keys under the prefix stored with them), the live
- * count is right; no empty node; a tag bit is set iff something below
- * bears the tag (and the root's summary bits agree); NULL slots carry no
- * tag; the height is minimal; the tree's node and item counts are right.
+ * suffix fits the node's level, each entry's kind (item or child) agrees
+ * with its tag byte, no two live items share a key, no live child shares
+ * its digit with another child or an item, children sit at lower levels
+ * (their keys under the prefix stored with them), the live count is right;
+ * no empty node; a tag bit is set iff something below bears the tag (and
+ * the root's summary bits agree); NULL slots carry no tag; the height is
+ * minimal (the top node's only entry is not a child covering keys from 0);
+ * the tree's node and item counts are right.
  * The first violation is described on stderr.
  *
  * Context: Writer (takes the tree lock).
@@ -678,13 +686,24 @@ RCURADIX_API int radix_tree_verify(const struct radix_tree_root *root);
  *              current run of consecutive keys in a compact node.
  * @run_end:    the slot after the current run of consecutive set bits.
  * @bias:       the key of slot s is @bias + (uintptr_t)s / sizeof(void *).
- * @parent:     the current full leaf's full parent node (as the library
- *              encodes it): the next chunk is searched from there; or the
- *              compact node of the current run (valid only within the
- *              walk's read-side section or lock; radix_tree_iter_resume()
- *              forgets it).
+ * @parent:     the current full leaf's full parent node, or the compact
+ *              node of the current run (as the library encodes it): while
+ *              the next key lies in its range (and a compact node has not
+ *              been copied since), the next chunk is searched from there.
+ *              Valid only within the walk's read-side section or lock;
+ *              radix_tree_iter_resume() forgets it.
+ * @above:      the node the walk came down from to the chunk's node (a
+ *              compact run's: the node above @parent), or NULL if unknown:
+ *              once the next key leaves @parent's range but not this
+ *              node's, the next chunk is searched from here, not from the
+ *              root.  Valid as @parent is.
  * @done:       non-zero once the walk may not continue (it reached
  *              ULONG_MAX, or a contiguous walk met a hole).
+ * @above_pos:  the position of the entry taken in @above, if compact: the
+ *              search there starts after it.
+ * @parent_spent: non-zero if @parent, a compact node, held nothing the
+ *              walk wants after the current run: the next search skips
+ *              it (read only while @parent is compact).
  */
 struct radix_tree_iter {
 	unsigned long index;
@@ -694,7 +713,10 @@ struct radix_tree_iter {
 	void **run_end;
 	unsigned long bias;
 	void *parent;
+	void *above;
 	int done;
+	unsigned char above_pos;
+	unsigned char parent_spent;
 };
 
 #define RADIX_TREE_ITER_TAG_MASK 0x0fu  /* tag number, with ITER_TAGGED */
@@ -713,7 +735,8 @@ RCURADIX_API void **radix_tree_iter_init(struct radix_tree_iter *iter, unsigned 
  * radix_tree_next_chunk() - find the next chunk of slots; engine of the macros.
  * @flags: 0, or RADIX_TREE_ITER_TAGGED | tag, possibly | RADIX_TREE_ITER_CONTIG.
  *
- * Descends once from the root to the leaf holding the first present (or
+ * Descends once from the root, or from iter->parent or iter->above while
+ * the key lies in its range, to the leaf or compact-node run holding the first present (or
  * tagged) key >= iter->next_index, skipping empty (or untagged) subtrees.
  * Keys strictly ascend from call to call and never wrap.
  *
