@@ -701,7 +701,11 @@ search:
 		} else {
 			struct rt_cnode *node = rt_entry_cnode(entry);
 			struct rt_cfound f = { .pos = 0, .child = NULL, .later = ~0UL };
-			unsigned int h = hint;
+			/* From the first key of the node's range (a descent),
+			 * the bound is position 0: no search for it. */
+			unsigned int h = hint != UINT_MAX || (index & rt_level_maxindex(level))
+						 ? hint
+						 : 0;
 
 			up = NULL;
 			hint = UINT_MAX;  /* it belongs to the first C node searched */
