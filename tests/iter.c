@@ -426,6 +426,60 @@ Test(iter, chunk_appended_last_then_the_sorted_run_above_it)
 	t_finish(&tree);
 }
 
+/*
+ * radix_tree_iter_resume() forgets the nodes the walk would go on from,
+ * its chunk's node and the node above it: after the section ends both may
+ * be freed.  A run of 64 keys sits in a compact node under a compact node
+ * that also holds one more key; the walk stops in the run, resumes and
+ * leaves its section; every key of that subtree is deleted (both nodes are
+ * unlinked and, after the barrier, freed), and the walk goes on in a new
+ * section to the keys left far away.  Touching either node again would be
+ * a use after free, which the sanitizer build reports.
+ */
+Test(iter, resume_forgets_the_nodes_the_walk_came_through)
+{
+	const unsigned long near = 1UL << 30, far = 5UL << 40;
+	struct titem *items[66], *left[3];
+	struct radix_tree_iter iter;
+	unsigned long seen[8], n = 0;
+	void **slot;
+
+	for (unsigned long i = 0; i < 64; i++)
+		items[i] = t_insert_new(&tree, near + 32 + i);
+	items[64] = t_insert_new(&tree, near + (1UL << 20));
+	for (unsigned long i = 0; i < 3; i++)
+		left[i] = t_insert_new(&tree, far + 7 * i);
+	urcu_memb_read_lock();
+	radix_tree_for_each_slot(slot, &tree, &iter, near) {
+		void *item = rcu_dereference(*slot);
+
+		cr_assert_lt(n, 8);
+		seen[n++] = iter.index;
+		if (n > 1) {
+			cr_assert_eq(item, left[n - 2], "key %#lx", iter.index);
+			continue;
+		}
+		cr_assert_eq(item, items[0], "first key %#lx", iter.index);
+		cr_assert_not_null(iter.parent, "the walk keeps no node");
+		cr_assert_not_null(iter.above, "the walk keeps no node above its parent");
+		slot = radix_tree_iter_resume(slot, &iter);
+		cr_assert_null(iter.parent);
+		cr_assert_null(iter.above);
+		urcu_memb_read_unlock();
+		for (unsigned long i = 0; i < 64; i++)
+			t_delete(&tree, near + 32 + i, items[i]);
+		t_delete(&tree, near + (1UL << 20), items[64]);
+		urcu_memb_barrier();  /* the two nodes are freed now */
+		urcu_memb_read_lock();
+	}
+	urcu_memb_read_unlock();
+	cr_assert_eq(n, 4, "%lu keys visited", n);
+	cr_assert_eq(seen[0], near + 32);
+	for (unsigned long i = 0; i < 3; i++)
+		cr_assert_eq(seen[i + 1], far + 7 * i);
+	t_finish(&tree);
+}
+
 static void random_tree(struct t_rng *rng, unsigned long nkeys, unsigned long span)
 {
 	for (unsigned long i = 0; i < nkeys; i++) {
