@@ -210,13 +210,15 @@ search:
  * binary search without branches on the data (a conditional move a step),
  * or, for 8-byte suffixes, rt_w8_lower_bound().
  */
+#define RT_HINT_IS_BOUND(sfxs)                                                         \
+	(hint <= s && (hint == 0 || (sfxs)[hint - 1] < key) && (hint == s || (sfxs)[hint] >= key))
+
 #define RT_SORTED_LOWER_BOUND(type)                                                    \
 	do {                                                                           \
 		const type *sfxs = (const type *)(const void *)node->data;             \
 		const type *first = sfxs;                                              \
 		unsigned int len = s;                                                  \
-		if (hint <= s && (hint == 0 || sfxs[hint - 1] < key) &&                \
-		    (hint == s || sfxs[hint] >= key))                                  \
+		if (RT_HINT_IS_BOUND(sfxs))                                            \
 			return hint;                                                   \
 		if (len == 0)                                                          \
 			return 0;                                                      \
@@ -243,8 +245,7 @@ rt_sorted_lower_bound(const struct rt_cnode *node, unsigned int w, unsigned int 
 		/* Keys this wide spread out: from a guess, not a search. */
 		const uint64_t *sfxs = (const uint64_t *)(const void *)node->data;
 
-		if (hint <= s && (hint == 0 || sfxs[hint - 1] < key) &&
-		    (hint == s || sfxs[hint] >= key))
+		if (RT_HINT_IS_BOUND(sfxs))
 			return hint;
 		return s ? rt_w8_lower_bound(sfxs, s, key, node->level) : 0;
 	}

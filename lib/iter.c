@@ -524,10 +524,13 @@ static unsigned int rt_run_end_pos(const struct radix_tree_iter *iter, const str
 }
 
 /*
- * A node above the previous chunk's node, for a walk that can keep it
- * (the gang lookups' iterator is theirs alone): the next search starts
- * there while the key is in its range.  @pos: a compact node's position
- * of the child taken (the next search's hint is the position after it).
+ * A gang lookup's node above the previous chunk's node: the next search
+ * starts there while the key is in its range.  @pos: a compact node's
+ * position of the child taken (the next search's hint is the position
+ * after it).  A walk keeps the same in its iterator (iter->above); a gang
+ * lookup keeps it apart, because its collection (rt_gang_cnode(),
+ * rt_gang_up()) moves the iterator's key and parent outside the engine
+ * and consumes this node itself: only the engine's hand-over writes it.
  */
 struct rt_above {
 	void *entry;
