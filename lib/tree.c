@@ -817,6 +817,10 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 	case RT_END_DIVERGE:
 		if (rt_insert_split(root, &path, index, item))
 			return -ENOMEM;
+		/* A top node whose one child did not cover key 0 may now
+		 * hold only the node the split put there, which does. */
+		if (path.depth == 1)
+			rt_shrink(root);
 		break;
 	}
 	root->nr_items++;

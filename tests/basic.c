@@ -1434,6 +1434,37 @@ Test(basic, sixteen_random_keys_cost_at_most_24_bytes_each)
 	t_finish(&tree);
 }
 
+/*
+ * Regression (found by the fuzzer, 8-slot build; the 64-slot build broke the
+ * same way): a top compact node whose one entry was a child not covering key
+ * 0 (the top kept its level after its far key was deleted, and its items
+ * had moved into that child as it overflowed); inserting 0 split the
+ * child's compressed path in place, and the new node, which covers key 0,
+ * was left the top's only entry: a tree higher than it needs to be.  The
+ * split in a top node now lowers the tree, as a copy of the top does.
+ */
+Test(basic, split_in_a_top_node_of_one_child_lowers_the_tree)
+{
+	const unsigned long far = ULONG_MAX - 4, base = 1UL << 32;
+	struct titem *items[260], *zero, *f;
+	unsigned int n = 0;
+
+	f = t_insert_new(&tree, far);
+	items[n++] = t_insert_new(&tree, base + 4);
+	t_delete(&tree, far, f);
+	for (unsigned long k = base + 5; k < base + 0x104; k++)
+		items[n++] = t_insert_new(&tree, k);
+	t_verify(&tree);
+	zero = t_insert_new(&tree, 0);
+	t_verify(&tree);
+	cr_assert_eq(t_height(&tree), rt_level_for(base + 0x103) + 1U,
+		     "height %u after the split", t_height(&tree));
+	t_delete(&tree, 0, zero);
+	for (unsigned int i = 0; i < n; i++)
+		t_delete(&tree, base + 4 + i, items[i]);
+	t_finish(&tree);
+}
+
 /* The suffixes of one shape: @s distinct values below @span + 1, sorted. */
 static void w8_shape(struct t_rng *rng, int shape, unsigned long span, uint64_t *sfx,
 		     unsigned int s)

@@ -1007,7 +1007,9 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
  * node took the child's place in that node (one node linked); or, one
  * level below it, and the node then held only children, enough for a full
  * node: a full copy took its place at its depth, with the new node and one
- * bridge per compressed child left (@bridges), the old node retired.
+ * bridge per compressed child left (@bridges), the old node retired.  Or,
+ * in a top node whose one child did not cover key 0, the new node became
+ * the top.
  */
 static unsigned long trans_of_split(unsigned long key, const struct fz_shape *pre, long linked,
 				    unsigned long bridges, unsigned long *want)
@@ -1015,6 +1017,19 @@ static unsigned long trans_of_split(unsigned long key, const struct fz_shape *pr
 	struct fz_shape now;
 
 	shape_get(key, pre->depth - 1, &now);
+	if (pre->depth == 1 && now.top >= 0 && now.top < pre->top) {
+		/* In the top node, whose one child did not cover key 0: the
+		 * new node does, and the tree hangs from it now (the old top
+		 * retired). */
+		FZ_EXPECT(linked == 0 && !bridges && now.depth == 1 && (int)now.level == now.top &&
+			  now.count == 2,
+			  "insert(%#lx): a split in the top node shrunk the tree to level %d, "
+			  "linking %ld nodes (%lu bridges), the top holding %u entries",
+			  key, now.top, linked, bridges, now.count);
+		want[RT_TR_SPLIT] = 1;
+		want[RT_TR_SHRINK] = 1;
+		return T(FZ_T_SPLIT) | T(FZ_T_SHRINK);
+	}
 	FZ_EXPECT(now.depth == pre->depth && now.level == pre->level,
 		  "insert(%#lx): the split node's parent is not at depth %u, level %u", key,
 		  pre->depth, pre->level);
