@@ -555,26 +555,32 @@ static inline size_t rt_entry_bytes(const void *entry)
 }
 
 /*
- * Worst case of one insertion: three nodes (RT_PLAN_MAX_NODES) and the
- * bridges of one full node.  A full compact node moves a group of its
- * items into a new child and is copied without them; if all its items
- * shared one digit, that child is too full in turn and moves a group into
- * a grandchild (whose keys part at the child's level: no third time).  The
+ * Worst case of one insertion: three nodes and the bridges of one full
+ * node, or six nodes.  A full compact node moves a group of its items into
+ * a new child and is copied without them; if all its items shared one
+ * digit, that child is too full in turn and moves a group into a
+ * grandchild (whose keys part at the child's level: no third time).  The
  * copy then holds one entry, the child and grandchild at most
  * RT_C_MAX_ENTRIES each.  Or the copy moves a second group, of at most
- * RT_C_MAX_ENTRIES / 2 items, into a second child, and is a full node.  Only the copy can become a full node with
- * bridges (at most RT_F_MAX_BRIDGES): the child and grandchild hold items
- * and at most one child, and a node of items would need a bridge per item,
- * which never pays (tree.c, rt_wants_full()).  The
- * reserve radix_tree_preload() fills holds one node of every size class
- * plus a second full node and a second largest node (RT_PRELOAD_SIZE
- * nodes): enough for any such three, since a compact node may take a
- * larger block than it asked for, and the bridges (of the smallest class)
- * take any of the blocks left.
+ * RT_C_MAX_ENTRIES / 2 items, into a second child, and is a full node.  Or,
+ * having moved a pair of items, it moves up to RT_DEMOTE_ROOM more pairs,
+ * each into a node of the smallest class, to keep that many entries free
+ * (tree.c, rt_plan_demote_pairs()).  Only the copy can become a full node with
+ * bridges (at most RT_F_MAX_BRIDGES, and no more than the plan's nodes
+ * leave of RT_INSERT_MAX_NODES: else it stays compact): the children hold
+ * items and at most one child, and a node of items would need a bridge per
+ * item, which never pays (tree.c, rt_wants_full()).  The reserve
+ * radix_tree_preload() fills holds one node of every size class plus a
+ * second full node and a second largest node (RT_PRELOAD_SIZE nodes):
+ * enough for the copy and the first child, which may be of the largest
+ * class or full, and a third node of any size, since a compact node may
+ * take a larger block than it asked for; the other nodes, bridges and
+ * small groups, are of the smallest class and take any of the blocks left.
  */
-#define RT_PLAN_MAX_NODES 3U
+#define RT_DEMOTE_ROOM 4U
+#define RT_PLAN_MAX_NODES (2U + RT_DEMOTE_ROOM)
 #define RT_F_MAX_BRIDGES 8U
-#define RT_INSERT_MAX_NODES (RT_PLAN_MAX_NODES + RT_F_MAX_BRIDGES)
+#define RT_INSERT_MAX_NODES (3U + RT_F_MAX_BRIDGES)
 /* The reserve's nodes: one of each C node size class (every multiple of
  * RT_NODE_ALIGN up to 512, then 640, 768, 896, 1024 and RT_C_MAX_BYTES),
  * one full node unless its size is one of them, and a second full and a
@@ -584,6 +590,7 @@ static inline size_t rt_entry_bytes(const void *entry)
 	 (sizeof(struct rt_node) > 512 && sizeof(struct rt_node) % 128 ? 1 : 0) + 2)
 _Static_assert(RT_INSERT_MAX_NODES <= RT_PRELOAD_SIZE,
 	       "the reserve holds enough blocks for the worst insert");
+_Static_assert(RT_PLAN_MAX_NODES <= RT_INSERT_MAX_NODES, "a plan's nodes fit in an insert's");
 
 /* Size of a full node (the unit of the node-count statistics). */
 #define RT_NODE_SIZE sizeof(struct rt_node)
@@ -602,6 +609,7 @@ enum rt_transition {
 	RT_TR_DEMOTE,       /* a group of items moved into a new child */
 	RT_TR_DEMOTE_TWICE, /* ... and a group of those into a grandchild */
 	RT_TR_DEMOTE_FOR_FULL, /* ... and a second group, the node then full */
+	RT_TR_DEMOTE_PAIRS, /* ... a pair, and more pairs for room in the copy */
 	RT_TR_SPLIT,        /* a compressed path split by a new node, in place */
 	RT_TR_SPLIT_FULL,   /* ... whose parent then became a full node */
 	RT_TR_SHRINK,       /* the tree hangs from a lower node */

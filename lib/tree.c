@@ -368,16 +368,29 @@ static void rt_replace_node(struct radix_tree_root *root, struct rt_path *path, 
  * the place of its placeholder entry there (rt_placeholder(..., i)).
  */
 struct rt_node_plan {
-	struct rt_ent ents[RT_ENTS_MAX];
+	struct rt_ent *ents;  /* its entries: in the plan's ents or pair */
 	unsigned int n, level, parent;
 	unsigned int room;  /* appends the node should have room for */
 	bool full;          /* rt_wants_full(), once the entries are final */
 };
 
+/* Nodes 0 to RT_PLAN_BIG_NODES - 1 may hold RT_ENTS_MAX entries; the
+ * others hold a pair (rt_plan_demote_pairs()). */
+#define RT_PLAN_BIG_NODES 3U
+
 struct rt_plan {
 	struct rt_node_plan node[RT_PLAN_MAX_NODES];
 	unsigned int nr;
+	struct rt_ent ents[RT_PLAN_BIG_NODES][RT_ENTS_MAX];
+	struct rt_ent pair[RT_PLAN_MAX_NODES - RT_PLAN_BIG_NODES][2];
 };
+
+/* Plan node @i, its entries' storage attached. */
+static struct rt_node_plan *rt_plan_node(struct rt_plan *plan, unsigned int i)
+{
+	plan->node[i].ents = i < RT_PLAN_BIG_NODES ? plan->ents[i] : plan->pair[i - RT_PLAN_BIG_NODES];
+	return &plan->node[i];
+}
 
 /* The placeholder of plan node @i, a child entry at @level (for sizing a
  * plan before the child exists): only its level and kind are looked at,
@@ -415,26 +428,69 @@ struct rt_demoted {
 	unsigned int far;      /* children not one level down */
 };
 
+static void rt_plan_demote(struct rt_plan *plan, unsigned int i, struct rt_demoted *seen);
+
+/*
+ * Move the items of plan node @i whose digit at its level is @digit (two
+ * at least) into a new node planned after the others, at the level where
+ * their keys part, and put its placeholder in their place.  If they are
+ * more than a compact node may hold (all of @i's items in one group), the
+ * new node demotes in turn: its own groups are smaller, since its keys
+ * part at its level.
+ */
+static void rt_plan_move_group(struct rt_plan *plan, unsigned int i, unsigned int digit)
+{
+	unsigned int at = plan->nr++;
+	struct rt_node_plan *p = &plan->node[i], *sub = rt_plan_node(plan, at);
+	unsigned int shift = rt_shift(p->level), j, kept = 0, tags = 0;
+	unsigned long diff = 0, first = 0;
+
+	sub->n = 0;
+	for (j = 0; j < p->n; j++) {
+		struct rt_ent e = p->ents[j];
+
+		if (rt_is_internal(e.entry) || ((e.sfx >> shift) & RT_MAP_MASK) != digit) {
+			if (kept != j)
+				p->ents[kept] = e;
+			kept++;
+			continue;
+		}
+		rt_assert(at < RT_PLAN_BIG_NODES || sub->n < 2);
+		if (!sub->n)
+			first = e.sfx;
+		diff |= e.sfx ^ first;
+		tags |= e.tags;
+		sub->ents[sub->n++] = e;
+	}
+	rt_assert(sub->n >= 2);
+	sub->level = rt_diverge_level(diff);
+	sub->room = 0;
+	sub->parent = i;
+	for (j = 0; j < sub->n; j++)
+		sub->ents[j].sfx &= rt_level_maxindex(sub->level);
+	if (sub->n > RT_C_MAX_ENTRIES)
+		rt_plan_demote(plan, at, NULL);
+	p->ents[kept++] = (struct rt_ent){
+		first & ~rt_level_maxindex(sub->level),
+		rt_placeholder(sub->level, rt_wants_full(sub->level, sub->ents, sub->n), at), tags };
+	p->n = kept;
+}
+
 /*
  * Move the largest group of items of plan node @i sharing a digit (two
- * items at least) into a new node planned after the others, at the level
- * where the group's keys part.  Called when @i holds more entries than a
- * compact node may (then such a group exists: the entries outnumber the
- * digits, and a child's digit is shared by nothing).  The new node may in
- * turn be too full (all of @i's items in one group): its own groups are
- * smaller, since its keys part at its level.  *@seen (if not NULL) gets
- * what @i held before, for rt_plan_demote_for_full().
+ * items at least; the lowest digit among equals) into a new node
+ * (rt_plan_move_group()).  Called when @i holds more entries than a
+ * compact node may: then such a group exists (the entries outnumber the
+ * digits, and a child's digit is shared by nothing).  *@seen (if not
+ * NULL) gets what @i held before, for rt_plan_demote_for_full().
  */
 static void rt_plan_demote(struct rt_plan *plan, unsigned int i, struct rt_demoted *seen)
 {
-	unsigned int at = plan->nr++;
-	struct rt_node_plan *p = &plan->node[i], *sub = &plan->node[at];
+	struct rt_node_plan *p = &plan->node[i];
 	unsigned int shift = rt_shift(p->level), count[RT_MAP_SIZE] = { 0 };
-	unsigned int j, best = 0, kept = 0, tags = 0, group[2] = { 0, 0 };
+	unsigned int j, best = 0, group[2] = { 0, 0 };
 	struct rt_demoted d0 = { 0, 0, 0, 0, 0 };
-	unsigned long diff = 0, first = 0;
 
-	/* The largest group, the lowest digit among equals. */
 	for (j = 0; j < p->n; j++) {
 		unsigned int d = (p->ents[j].sfx >> shift) & RT_MAP_MASK, c;
 
@@ -459,33 +515,7 @@ static void rt_plan_demote(struct rt_plan *plan, unsigned int i, struct rt_demot
 	d0.other_n = count[d0.other];
 	if (seen)
 		*seen = d0;
-	sub->n = 0;
-	for (j = 0; j < p->n; j++) {
-		struct rt_ent e = p->ents[j];
-
-		if (rt_is_internal(e.entry) || ((e.sfx >> shift) & RT_MAP_MASK) != best) {
-			if (kept != j)
-				p->ents[kept] = e;
-			kept++;
-			continue;
-		}
-		if (!sub->n)
-			first = e.sfx;
-		diff |= e.sfx ^ first;
-		tags |= e.tags;
-		sub->ents[sub->n++] = e;
-	}
-	sub->level = rt_diverge_level(diff);
-	sub->room = 0;
-	sub->parent = i;
-	for (j = 0; j < sub->n; j++)
-		sub->ents[j].sfx &= rt_level_maxindex(sub->level);
-	if (sub->n > RT_C_MAX_ENTRIES)
-		rt_plan_demote(plan, at, NULL);
-	p->ents[kept++] = (struct rt_ent){
-		first & ~rt_level_maxindex(sub->level),
-		rt_placeholder(sub->level, rt_wants_full(sub->level, sub->ents, sub->n), at), tags };
-	p->n = kept;
+	rt_plan_move_group(plan, i, best);
 }
 
 /*
@@ -525,6 +555,39 @@ static void rt_plan_demote_for_full(struct rt_plan *plan, const struct rt_demote
 	rt_assert(rt_wants_full(p->level, p->ents, p->n));
 }
 
+/*
+ * A demote that moved a pair of items freed one entry: every group of
+ * items left is a pair too, the copy is full again, and each later item
+ * with a digit of its own would copy all 64 entries of it for one more
+ * pair (a node of 2^16 uniform 64-bit keys two levels above the items went
+ * through some thirty such copies).  So the copy of node 0 (above the
+ * leaves, compact) moves more pairs, the lowest digits first, until
+ * RT_DEMOTE_ROOM entries are free: each into a node of the smallest class
+ * (the reserve's blocks cover the plan, see RT_PLAN_MAX_NODES).  Only
+ * pairs whose keys part one level down: that node is where the subtree's
+ * keys go anyway, and a full node above it needs no bridge for it.
+ */
+static void rt_plan_demote_pairs(struct rt_plan *plan)
+{
+	struct rt_node_plan *p = &plan->node[0];
+	unsigned int shift = rt_shift(p->level), count[RT_MAP_SIZE] = { 0 }, j, d;
+	unsigned long first[RT_MAP_SIZE], diff[RT_MAP_SIZE];
+
+	for (j = 0; j < p->n; j++) {
+		if (rt_is_internal(p->ents[j].entry))
+			continue;
+		d = (p->ents[j].sfx >> shift) & RT_MAP_MASK;
+		if (!count[d]++)
+			first[d] = p->ents[j].sfx;
+		diff[d] = p->ents[j].sfx ^ first[d];
+	}
+	for (d = 0; d < RT_MAP_SIZE && plan->nr < RT_PLAN_MAX_NODES &&
+		    p->n > RT_C_MAX_ENTRIES - RT_DEMOTE_ROOM;
+	     d++)
+		if (count[d] == 2 && rt_diverge_level(diff[d]) + 1 == p->level)
+			rt_plan_move_group(plan, 0, d);
+}
+
 /* Nodes for @plan: all or nothing; then build them, deepest first, each
  * child's entry into its parent.  Returns node[0]'s entry, or NULL for
  * -ENOMEM. */
@@ -542,10 +605,17 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 		unsigned int far = 0;
 
 		p->full = rt_wants_full(p->level, p->ents, p->n);
-		sizes[i] = rt_node_bytes_for(p->level, p->full, p->n, p->room);
-		if (p->level && p->full)
+		if (p->level && p->full) {
 			far = rt_bridges_needed(p->level, p->ents, p->n);
-		rt_assert(nr + far <= RT_INSERT_MAX_NODES);
+			/* A copy that moved pairs may want bridges the
+			 * reserve does not cover: it stays compact. */
+			if (nr + far > RT_INSERT_MAX_NODES) {
+				rt_assert(i == 0 && nr > RT_PLAN_BIG_NODES);
+				p->full = false;
+				far = 0;
+			}
+		}
+		sizes[i] = rt_node_bytes_for(p->level, p->full, p->n, p->room);
 		bridges_at[i] = nr;
 		while (far--)
 			sizes[nr++] = rt_bridge_bytes(p->level);
@@ -570,6 +640,7 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 static struct rt_node_plan *rt_plan_one(struct rt_plan *plan, unsigned int level)
 {
 	plan->nr = 1;
+	plan->node[0].ents = plan->ents[0];
 	plan->node[0].level = level;
 	plan->node[0].room = 0;
 	plan->node[0].n = 0;
@@ -622,6 +693,8 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 
 		rt_plan_demote(&plan, 0, &seen);
 		rt_plan_demote_for_full(&plan, &seen);
+		if (plan.nr == 2 && plan.node[1].n == 2 && !rt_wants_full(p->level, p->ents, p->n))
+			rt_plan_demote_pairs(&plan);
 	}
 	/* Growing one entry at a time, a node would be copied at every
 	 * class: leave a quarter more room (of what it keeps). */
@@ -634,6 +707,7 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 	if (plan.nr > 1)
 		rt_transition(plan.nr == 2			 ? RT_TR_DEMOTE
 			      : plan.node[2].parent == 1 ? RT_TR_DEMOTE_TWICE
+			      : rt_entry_compact(entry)	 ? RT_TR_DEMOTE_PAIRS
 							 : RT_TR_DEMOTE_FOR_FULL);
 	if (!rt_entry_compact(entry))
 		rt_transition(old->level ? RT_TR_INNER_FULL : RT_TR_LEAF_FULL);
@@ -663,7 +737,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 	unsigned long prefix = rt_sfx_get(node, w, pos);
 	unsigned long sfx = index & rt_level_maxindex(level);
 	struct rt_plan plan;
-	struct rt_node_plan *top = rt_plan_one(&plan, level), *sub = &plan.node[1];
+	struct rt_node_plan *top = rt_plan_one(&plan, level), *sub = rt_plan_node(&plan, 1);
 	unsigned int i;
 	void *entry;
 

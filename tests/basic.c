@@ -1265,26 +1265,32 @@ static unsigned int bridge_workload(unsigned long *keys, struct titem **items)
 }
 
 /*
- * Pairs of keys under digits 1..62 at level 5, each pair parting one level
- * down, then one key under digit 63: the compact top (level 5) demotes a
- * pair into a child at each insert that overflows it, the lowest digit
- * first, and ends up with 60 children and the pairs of digits 61 and 62.
- * The last key overflows it with two groups left and one item alone: a
- * full node with one bridge, and a child for each pair, take less memory
- * than a compact node, and it demotes both pairs and becomes a full node.
+ * Four keys under each digit 1..56 at level 5, each four parting one level
+ * down, then one key under each of digits 57, 58 and 59.  The compact top
+ * (level 5) demotes the largest group at each insert that overflows it (a
+ * four, or the four being inserted, or part of it), and holds 54 children
+ * and two fours of items when the key under digit 59 overflows it with two
+ * groups and three items alone: a full node with
+ * three bridges, and a child for each four, take less memory than a
+ * compact node, and it demotes both fours and becomes a full node.
  * Inserts (checked) go into @items; returns their count.
  */
 static unsigned int two_groups_workload(unsigned long *keys, struct titem **items)
 {
+	unsigned long before = rt_transitions[RT_TR_DEMOTE_FOR_FULL];
 	unsigned int n = 0;
 
-	for (unsigned long g = 1; g <= 62; g++) {
+	for (unsigned long g = 1; g <= 56; g++)
+		for (unsigned long j = 0; j < 4; j++)
+			keys[n++] = (g << 30) | (j << 24);
+	for (unsigned long g = 57; g <= 59; g++)
 		keys[n++] = g << 30;
-		keys[n++] = (g << 30) | (1UL << 24);
-	}
-	keys[n++] = 63UL << 30;
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		items[i] = t_insert_new(&tree, keys[i]);
+		cr_assert_eq(rt_transitions[RT_TR_DEMOTE_FOR_FULL] - before, i == n - 1,
+			     "insert %u of %u: %lu demotions for a full node", i, n,
+			     rt_transitions[RT_TR_DEMOTE_FOR_FULL] - before);
+	}
 	t_verify(&tree);
 	return n;
 }
@@ -1293,7 +1299,8 @@ Test(basic, every_transition_is_reached)
 {
 	static const char *const names[RT_TR_COUNT] = {
 		"append", "new node", "grow root", "copy", "leaf to full", "inner to full",
-		"demote", "demote twice", "demote for a full node", "split", "split to full", "shrink", "unlink",
+		"demote", "demote twice", "demote for a full node", "demote pairs", "split",
+		"split to full", "shrink", "unlink",
 		"bridge", "grow absorbing the top",
 	};
 	unsigned long before[RT_TR_COUNT], keys[4096 + 2000 + 8];
@@ -1344,10 +1351,55 @@ Test(basic, every_transition_is_reached)
 		unsigned long count = rt_transitions[t] - before[t];
 
 		if (RT_MAP_SIZE == 8 &&
-		    (t == RT_TR_LEAF_FULL || t == RT_TR_BRIDGE || t == RT_TR_DEMOTE_FOR_FULL))
+		    (t == RT_TR_LEAF_FULL || t == RT_TR_BRIDGE || t == RT_TR_DEMOTE_FOR_FULL ||
+		     t == RT_TR_DEMOTE_PAIRS))
 			continue;
 		cr_assert_gt(count, 0, "transition \"%s\" never happened", names[t]);
 	}
+	t_finish(&tree);
+}
+
+/*
+ * A compact top (level 5) holding 32 pairs of items, each pair parting one
+ * level down: 64 entries.  The 65th overflows it: the copy moves the
+ * lowest pair into a child, then four more pairs into children of the
+ * smallest class, so that four entries stay free.  The next four items
+ * under new digits are appended in place, not copied: without the extra
+ * pairs each of them copied the whole node for one more pair.
+ */
+Test(basic, a_demoting_copy_keeps_room_for_four_appends)
+{
+	unsigned long before[RT_TR_COUNT], keys[64 + 5];
+	struct titem *items[64 + 5];
+	unsigned int n = 0;
+
+	if (RT_MAP_SIZE != 64)
+		cr_skip_test("a shape of the 64-slot build (level-5 digits of 6 bits)");
+	for (unsigned long g = 1; g <= 32; g++) {
+		keys[n++] = g << 30;
+		keys[n++] = (g << 30) | (1UL << 24);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		items[i] = t_insert_new(&tree, keys[i]);
+	memcpy(before, rt_transitions, sizeof(before));
+	keys[n] = 33UL << 30;
+	items[n] = t_insert_new(&tree, keys[n]);
+	n++;
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE_PAIRS] - before[RT_TR_DEMOTE_PAIRS], 1);
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE] - before[RT_TR_DEMOTE], 0);
+	t_verify(&tree);
+	memcpy(before, rt_transitions, sizeof(before));
+	for (unsigned long g = 34; g <= 37; g++) {
+		keys[n] = g << 30;
+		items[n] = t_insert_new(&tree, keys[n]);
+		n++;
+	}
+	cr_assert_eq(rt_transitions[RT_TR_APPEND] - before[RT_TR_APPEND], 4,
+		     "the four items after the demoting copy were not all appended");
+	cr_assert_eq(rt_transitions[RT_TR_COPY] - before[RT_TR_COPY], 0);
+	t_verify(&tree);
+	for (unsigned int i = 0; i < n; i++)
+		t_delete(&tree, keys[i], items[i]);
 	t_finish(&tree);
 }
 

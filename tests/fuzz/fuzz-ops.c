@@ -748,6 +748,7 @@ enum fz_trans {
 	FZ_T_DEMOTE,       /* a copy moved a group of items into a new child */
 	FZ_T_DEMOTE_TWICE, /* ... and part of it into a grandchild */
 	FZ_T_DEMOTE_FOR_FULL, /* ... and a second group, the copy a full node */
+	FZ_T_DEMOTE_PAIRS,  /* ... and small groups, the copy compact, with room */
 	FZ_T_SPLIT,        /* a compressed path split at the divergence level */
 	FZ_T_GROW_TOP,     /* a new top node above the old one */
 	FZ_T_GROW_ABSORB,  /* ... that took the old top's items (a C node of items) */
@@ -777,6 +778,7 @@ static const struct {
 	[FZ_T_DEMOTE] = { "demote", "enomem-" },
 	[FZ_T_DEMOTE_TWICE] = { "demote-twice", "enomem-" },
 	[FZ_T_DEMOTE_FOR_FULL] = { "demote-for-full", "enomem-" },
+	[FZ_T_DEMOTE_PAIRS] = { "demote-pairs", "enomem-" },
 	[FZ_T_SPLIT] = { "split", "enomem-" },
 	[FZ_T_GROW_TOP] = { "grow-top", "enomem-" },
 	[FZ_T_GROW_ABSORB] = { "grow-absorb", "enomem-" },
@@ -805,7 +807,7 @@ static void trans_mark(unsigned int row, unsigned long mask)
 #define T(t) (1UL << (t))
 #define T_COPY (T(FZ_T_GROW_COPY) | T(FZ_T_COMPACT) | T(FZ_T_LEAF_FULL) | \
 		T(FZ_T_INNER_FULL) | T(FZ_T_DEMOTE) | T(FZ_T_DEMOTE_TWICE) | \
-		T(FZ_T_DEMOTE_FOR_FULL))
+		T(FZ_T_DEMOTE_FOR_FULL) | T(FZ_T_DEMOTE_PAIRS))
 
 long fz_transition_count(const char *name)
 {
@@ -894,7 +896,7 @@ static const char *const fz_lib_trans_names[RT_TR_COUNT] = {
 	[RT_TR_GROW_ROOT] = "grow root",   [RT_TR_COPY] = "copy",
 	[RT_TR_LEAF_FULL] = "leaf full",   [RT_TR_INNER_FULL] = "inner full",
 	[RT_TR_DEMOTE] = "demote",         [RT_TR_DEMOTE_TWICE] = "demote twice",
-	[RT_TR_DEMOTE_FOR_FULL] = "demote for full",
+	[RT_TR_DEMOTE_FOR_FULL] = "demote for full", [RT_TR_DEMOTE_PAIRS] = "demote pairs",
 	[RT_TR_SPLIT] = "split",           [RT_TR_SPLIT_FULL] = "split full",
 	[RT_TR_SHRINK] = "shrink",         [RT_TR_UNLINK] = "unlink",
 	[RT_TR_BRIDGE] = "bridge",         [RT_TR_GROW_ABSORB] = "grow absorb",
@@ -939,7 +941,7 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
 	struct fz_shape now;
 	unsigned long t = 0;
 	long plan;
-	bool shrunk, two_groups;
+	bool shrunk, two_groups, more;
 
 	shape_get(key, pre->depth - 1, &now);
 	FZ_EXPECT(now.depth == pre->depth, "insert(%#lx): the copy is not at depth %u", key,
@@ -950,18 +952,22 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
 		  "insert(%#lx) copied a node and linked %ld new ones (%lu bridges%s)", key,
 		  linked + 1 + (shrunk ? 1 : 0), bridges, shrunk ? ", the copy shrunk away" : "");
 	/* Three nodes: a group and part of it (the copy holds the child
-	 * alone), or two groups, the copy then a full node of two children
-	 * at least. */
+	 * alone); or, the copy holding more, two groups or more: the copy is
+	 * then a full node, or a compact one that moved small groups for
+	 * room (three to RT_PLAN_MAX_NODES nodes). */
 	two_groups = plan >= 3 && !shrunk && now.count > 1;
+	more = two_groups && now.compact;
 	if (plan >= 2)
 		t |= T(FZ_T_DEMOTE);
 	if (plan >= 3)
-		t |= two_groups ? T(FZ_T_DEMOTE_FOR_FULL) : T(FZ_T_DEMOTE_TWICE);
-	want[plan == 2 ? RT_TR_DEMOTE : two_groups ? RT_TR_DEMOTE_FOR_FULL : RT_TR_DEMOTE_TWICE] =
-		plan >= 2;
-	FZ_EXPECT(!two_groups || (!now.compact && now.level),
-		  "insert(%#lx) demoted two groups, the copy a %s node at level %u", key,
-		  now.compact ? "compact" : "full", now.level);
+		t |= more ? T(FZ_T_DEMOTE_PAIRS)
+		     : two_groups ? T(FZ_T_DEMOTE_FOR_FULL) : T(FZ_T_DEMOTE_TWICE);
+	want[plan == 2 ? RT_TR_DEMOTE
+	     : more ? RT_TR_DEMOTE_PAIRS
+	     : two_groups ? RT_TR_DEMOTE_FOR_FULL : RT_TR_DEMOTE_TWICE] = plan >= 2;
+	FZ_EXPECT(!two_groups || now.level,
+		  "insert(%#lx) demoted two groups from a %s leaf", key,
+		  now.compact ? "compact" : "full");
 	want[RT_TR_SHRINK] = shrunk;
 	if (shrunk) {
 		/* Only a demotion leaves the copy a single child, the top now.

@@ -1022,21 +1022,49 @@ static void seed_shape_inner_full_64(struct out *o)
 }
 
 /*
- * A level-5 top: a key under each digit 1..62, then a second one under each,
- * parting one level down.  From the 65th entry on, each insert demotes the
- * lowest pair into a child; the top ends with 60 children and the pairs of
- * digits 61 and 62.  A key under digit 63 (faulted first) overflows it
- * with two pairs and one item alone: it demotes both pairs and becomes a
- * full node with a bridge, the 64-slot build's only way there.
+ * A level-5 top: four keys under each digit 1..56, a digit at a time, each
+ * four parting one level down.  From the 65th entry on, the overflows
+ * demote the largest group, a four at a time (or the four being inserted,
+ * or part of it), until two fours are left as items,
+ * with 54 children.  Keys under digits 57 and 58 fill it; a key under
+ * digit 59 (faulted first) overflows it with two groups and three items
+ * alone: it demotes both groups and becomes a full node with bridges, the
+ * 64-slot build's only way there.
  */
 static void seed_shape_demote_for_full_64(struct out *o)
 {
-	insrun_pow(o, kraw(1UL << 30), 62, 30);
-	insrun_pow(o, kraw(1UL << 30 | 1UL << 24), 62, 30);
-	faultrun(o, kraw(63UL << 30), 1, 1, F_ALL);
+	for (uint64_t g = 1; g <= 56; g++)
+		insrun_pow(o, kraw(g << 30), 4, 24);
+	ins(o, kraw(57UL << 30));
+	ins(o, kraw(58UL << 30));
+	faultrun(o, kraw(59UL << 30), 1, 1, F_ALL);
 	check(o);
-	iter(o, W_SLOT, kraw(60UL << 30), 0, 0, P_NONE);
-	delrun(o, kraw(61UL << 30), 1, 1);
+	iter(o, W_SLOT, kraw(50UL << 30), 0, 0, P_NONE);
+	delrun(o, kraw(57UL << 30), 1, 1);
+	check(o);
+}
+
+/*
+ * A level-5 top: pairs of keys under digits 1..32, each parting one level
+ * down: 64 entries.  A key under digit 33 (faulted first) overflows it:
+ * the copy demotes the lowest pair into a child, then the next four pairs
+ * into children of the smallest class, and keeps room for four entries;
+ * the next four keys under new digits are appended in place.  Then pairs
+ * are deleted, emptying some of the new children.
+ */
+static void seed_shape_demote_pairs_64(struct out *o)
+{
+	for (uint64_t g = 1; g <= 32; g++) {
+		ins(o, kraw(g << 30));
+		ins(o, kraw(g << 30 | 1UL << 24));
+	}
+	faultrun(o, kraw(33UL << 30), 1, 1, F_ALL);
+	check(o);
+	insrun_pow(o, kraw(34UL << 30), 4, 30);
+	check(o);
+	iter(o, W_SLOT, kraw(1UL << 30), 0, 0, P_NONE);
+	delrun_pow(o, kraw(1UL << 30), 2, 24);
+	delrun_pow(o, kraw(2UL << 30), 2, 24);
 	check(o);
 }
 
@@ -1061,10 +1089,11 @@ static void seed_shape_inner_full_8(struct out *o)
  * compressed child (digit 0) and a pair of items under each digit 1..32;
  * a pair parts one level down (g << 30, + 1 << 24), except digit 32's
  * (g << 30, + 1), which parts at the leaves.  The 65th entry demotes a
- * pair into a child; then each item under digits 33..63 demotes the next
- * pair (the first largest group), until no pair is left; those items are
- * deleted.  @split picks the shape that follows (the top holds 33 children
- * then, digit 32's compressed only in the second tree):
+ * pair into a child, and four more pairs for room; then the items under
+ * digits 33..63 demote the next pairs the same way, until no pair is
+ * left; those items are deleted.  @split picks the shape that follows
+ * (the top holds 33 children then, digit 32's compressed only in the
+ * second tree):
  *  - 0: 32 keys under digit 40, parting one level down: the 65th live
  *    entry demotes them all, and the copy holds 34 children, one
  *    compressed: a full node (as large as the compact one would be) and a
@@ -1450,6 +1479,7 @@ static const struct {
 	{ "seed-shape-demote", seed_shape_demote },
 	{ "seed-shape-inner-full-64", seed_shape_inner_full_64 },
 	{ "seed-shape-demote-for-full-64", seed_shape_demote_for_full_64 },
+	{ "seed-shape-demote-pairs-64", seed_shape_demote_pairs_64 },
 	{ "seed-shape-inner-full-8", seed_shape_inner_full_8 },
 	{ "seed-shape-bridge-64", seed_shape_bridge_64 },
 	{ "seed-shape-bridge-8", seed_shape_bridge_8 },
