@@ -431,55 +431,76 @@ struct rt_demoted {
 static void rt_plan_demote(struct rt_plan *plan, unsigned int i, struct rt_demoted *seen);
 
 /*
- * Move the items of plan node @i whose digit at its level is @digit (two
- * at least) into a new node planned after the others, at the level where
- * their keys part, and put its placeholder in their place.  If they are
- * more than a compact node may hold (all of @i's items in one group), the
- * new node demotes in turn: its own groups are smaller, since its keys
- * part at its level.
+ * Move the items of plan node @i whose digit at its level is in @digits
+ * (two at least for each) into new nodes planned after the others, one
+ * per digit in digit order, each at the level where its keys part, and
+ * put their placeholders in their place.  If one group is more than a
+ * compact node may hold (all of @i's items in one group), its node
+ * demotes in turn: its own groups are smaller, since its keys part at its
+ * level.  @one: @digits has one bit (a constant: the demote of the largest
+ * group gets a loop of its own, without the digit-to-node lookup).
  */
-static void rt_plan_move_group(struct rt_plan *plan, unsigned int i, unsigned int digit)
+static inline __attribute__((always_inline)) void
+rt_plan_move_groups(struct rt_plan *plan, unsigned int i, unsigned long digits, bool one)
 {
-	unsigned int at = plan->nr++;
-	struct rt_node_plan *p = &plan->node[i], *sub = rt_plan_node(plan, at);
-	unsigned int shift = rt_shift(p->level), j, kept = 0, tags = 0;
-	unsigned long diff = 0, first = 0;
+	struct rt_node_plan *p = &plan->node[i], *sub;
+	unsigned int shift = rt_shift(p->level), j, g, kept = 0, tags[RT_PLAN_MAX_NODES];
+	unsigned long first[RT_PLAN_MAX_NODES], diff[RT_PLAN_MAX_NODES], left;
+	unsigned int base = plan->nr, end;
+	uint8_t node_of[RT_MAP_SIZE];
 
-	sub->n = 0;
+	/* The digits' nodes, in digit order. */
+	for (left = digits; left; left &= left - 1) {
+		rt_assert(plan->nr < RT_PLAN_MAX_NODES);
+		node_of[__builtin_ctzl(left)] = (uint8_t)plan->nr;
+		rt_plan_node(plan, plan->nr++)->n = 0;
+	}
+	end = plan->nr;
 	for (j = 0; j < p->n; j++) {
 		struct rt_ent e = p->ents[j];
+		unsigned int d = (unsigned int)((e.sfx >> shift) & RT_MAP_MASK);
 
-		if (rt_is_internal(e.entry) || ((e.sfx >> shift) & RT_MAP_MASK) != digit) {
+		if (rt_is_internal(e.entry) || !(digits & (1UL << d))) {
 			if (kept != j)
 				p->ents[kept] = e;
 			kept++;
 			continue;
 		}
-		rt_assert(at < RT_PLAN_BIG_NODES || sub->n < 2);
-		if (!sub->n)
-			first = e.sfx;
-		diff |= e.sfx ^ first;
-		tags |= e.tags;
+		g = one ? base : node_of[d];
+		sub = &plan->node[g];
+		rt_assert(g < RT_PLAN_BIG_NODES || sub->n < 2);
+		if (!sub->n) {
+			first[g] = e.sfx;
+			diff[g] = 0;
+			tags[g] = 0;
+		}
+		diff[g] |= e.sfx ^ first[g];
+		tags[g] |= e.tags;
 		sub->ents[sub->n++] = e;
 	}
-	rt_assert(sub->n >= 2);
-	sub->level = rt_diverge_level(diff);
-	sub->room = 0;
-	sub->parent = i;
-	for (j = 0; j < sub->n; j++)
-		sub->ents[j].sfx &= rt_level_maxindex(sub->level);
-	if (sub->n > RT_C_MAX_ENTRIES)
-		rt_plan_demote(plan, at, NULL);
-	p->ents[kept++] = (struct rt_ent){
-		first & ~rt_level_maxindex(sub->level),
-		rt_placeholder(sub->level, rt_wants_full(sub->level, sub->ents, sub->n), at), tags };
+	/* A group's node that demotes in turn plans its node after @end. */
+	for (g = base; g < end; g++) {
+		sub = &plan->node[g];
+		rt_assert(sub->n >= 2);
+		sub->level = rt_diverge_level(diff[g]);
+		sub->room = 0;
+		sub->parent = i;
+		for (j = 0; j < sub->n; j++)
+			sub->ents[j].sfx &= rt_level_maxindex(sub->level);
+		if (sub->n > RT_C_MAX_ENTRIES)
+			rt_plan_demote(plan, g, NULL);
+		p->ents[kept++] = (struct rt_ent){
+			first[g] & ~rt_level_maxindex(sub->level),
+			rt_placeholder(sub->level, rt_wants_full(sub->level, sub->ents, sub->n), g),
+			tags[g] };
+	}
 	p->n = kept;
 }
 
 /*
  * Move the largest group of items of plan node @i sharing a digit (two
  * items at least; the lowest digit among equals) into a new node
- * (rt_plan_move_group()).  Called when @i holds more entries than a
+ * (rt_plan_move_groups()).  Called when @i holds more entries than a
  * compact node may: then such a group exists (the entries outnumber the
  * digits, and a child's digit is shared by nothing).  *@seen (if not
  * NULL) gets what @i held before, for rt_plan_demote_for_full().
@@ -515,7 +536,7 @@ static void rt_plan_demote(struct rt_plan *plan, unsigned int i, struct rt_demot
 	d0.other_n = count[d0.other];
 	if (seen)
 		*seen = d0;
-	rt_plan_move_group(plan, i, best);
+	rt_plan_move_groups(plan, i, 1UL << best, true);
 }
 
 /*
@@ -571,21 +592,27 @@ static void rt_plan_demote_pairs(struct rt_plan *plan)
 {
 	struct rt_node_plan *p = &plan->node[0];
 	unsigned int shift = rt_shift(p->level), count[RT_MAP_SIZE] = { 0 }, j, d;
-	unsigned long first[RT_MAP_SIZE], diff[RT_MAP_SIZE];
+	unsigned int want = p->n - (RT_C_MAX_ENTRIES - RT_DEMOTE_ROOM), take = 0;
+	unsigned long first[RT_MAP_SIZE], diff[RT_MAP_SIZE], digits = 0;
 
+	if (p->n <= RT_C_MAX_ENTRIES - RT_DEMOTE_ROOM)
+		return;
 	for (j = 0; j < p->n; j++) {
 		if (rt_is_internal(p->ents[j].entry))
 			continue;
 		d = (p->ents[j].sfx >> shift) & RT_MAP_MASK;
 		if (!count[d]++)
 			first[d] = p->ents[j].sfx;
-		diff[d] = p->ents[j].sfx ^ first[d];
+		diff[d] = p->ents[j].sfx ^ first[d];  /* a pair's two keys */
 	}
-	for (d = 0; d < RT_MAP_SIZE && plan->nr < RT_PLAN_MAX_NODES &&
-		    p->n > RT_C_MAX_ENTRIES - RT_DEMOTE_ROOM;
-	     d++)
-		if (count[d] == 2 && rt_diverge_level(diff[d]) + 1 == p->level)
-			rt_plan_move_group(plan, 0, d);
+	/* Each pair frees one entry. */
+	for (d = 0; d < RT_MAP_SIZE && take < want && plan->nr + take < RT_PLAN_MAX_NODES; d++)
+		if (count[d] == 2 && rt_diverge_level(diff[d]) + 1 == p->level) {
+			digits |= 1UL << d;
+			take++;
+		}
+	if (digits)
+		rt_plan_move_groups(plan, 0, digits, false);
 }
 
 /* Nodes for @plan: all or nothing; then build them, deepest first, each
