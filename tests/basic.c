@@ -1359,13 +1359,17 @@ Test(basic, every_transition_is_reached)
 	t_finish(&tree);
 }
 
+#if RT_MAP_SHIFT == 6
 /*
  * A compact top (level 5) holding 32 pairs of items, each pair parting one
  * level down: 64 entries.  The 65th overflows it: the copy moves the
  * lowest pair into a child, then four more pairs into children of the
  * smallest class, so that four entries stay free.  The next four items
  * under new digits are appended in place, not copied: without the extra
- * pairs each of them copied the whole node for one more pair.
+ * pairs each of them copied the whole node for one more pair.  A shape of
+ * the 64-slot build: the 8-slot build's nodes of 64 entries over 8 digits
+ * have larger groups (no test here: a skipped test leaks Criterion's
+ * buffers under valgrind).
  */
 Test(basic, a_demoting_copy_keeps_room_for_four_appends)
 {
@@ -1373,8 +1377,6 @@ Test(basic, a_demoting_copy_keeps_room_for_four_appends)
 	struct titem *items[64 + 5];
 	unsigned int n = 0;
 
-	if (RT_MAP_SIZE != 64)
-		cr_skip_test("a shape of the 64-slot build (level-5 digits of 6 bits)");
 	for (unsigned long g = 1; g <= 32; g++) {
 		keys[n++] = g << 30;
 		keys[n++] = (g << 30) | (1UL << 24);
@@ -1402,6 +1404,7 @@ Test(basic, a_demoting_copy_keeps_room_for_four_appends)
 		t_delete(&tree, keys[i], items[i]);
 	t_finish(&tree);
 }
+#endif
 
 /*
  * Regression for growth that takes the top's items: a reader holds the
