@@ -565,8 +565,8 @@ static inline size_t rt_entry_bytes(const void *entry)
  * RT_C_MAX_ENTRIES / 2 items, into a second child, and is a full node.  Or,
  * having moved a pair of items, it moves up to RT_DEMOTE_ROOM more pairs,
  * each into a node of the smallest class, to keep that many entries free
- * (tree.c, rt_plan_demote_pairs()).  Only the copy can become a full node with
- * bridges (at most RT_F_MAX_BRIDGES, and no more than the plan's nodes
+ * (tree.c, rt_plan_demote_pairs()).  Only the copy can become a full node
+ * with bridges (at most RT_F_MAX_BRIDGES, and no more than the plan's nodes
  * leave of RT_INSERT_MAX_NODES: else it stays compact): the children hold
  * items and at most one child, and a node of items would need a bridge per
  * item, which never pays (tree.c, rt_wants_full()).  The reserve
@@ -575,7 +575,7 @@ static inline size_t rt_entry_bytes(const void *entry)
  * enough for the copy and the first child, which may be of the largest
  * class or full, and a third node of any size, since a compact node may
  * take a larger block than it asked for; the other nodes, bridges and
- * small groups, are of the smallest class and take any of the blocks left.
+ * pairs, are of the smallest class and take any of the blocks left.
  */
 #define RT_DEMOTE_ROOM 4U
 #define RT_PLAN_MAX_NODES (2U + RT_DEMOTE_ROOM)

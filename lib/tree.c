@@ -591,12 +591,12 @@ static void rt_plan_demote_for_full(struct rt_plan *plan, const struct rt_demote
 static void rt_plan_demote_pairs(struct rt_plan *plan)
 {
 	struct rt_node_plan *p = &plan->node[0];
-	unsigned int shift = rt_shift(p->level), count[RT_MAP_SIZE] = { 0 }, j, d;
-	unsigned int want = p->n - (RT_C_MAX_ENTRIES - RT_DEMOTE_ROOM), take = 0;
+	unsigned int shift = rt_shift(p->level), count[RT_MAP_SIZE] = { 0 }, j, d, want, take = 0;
 	unsigned long first[RT_MAP_SIZE], diff[RT_MAP_SIZE], digits = 0;
 
 	if (p->n <= RT_C_MAX_ENTRIES - RT_DEMOTE_ROOM)
 		return;
+	want = p->n - (RT_C_MAX_ENTRIES - RT_DEMOTE_ROOM);  /* each pair frees one entry */
 	for (j = 0; j < p->n; j++) {
 		if (rt_is_internal(p->ents[j].entry))
 			continue;
@@ -605,7 +605,6 @@ static void rt_plan_demote_pairs(struct rt_plan *plan)
 			first[d] = p->ents[j].sfx;
 		diff[d] = p->ents[j].sfx ^ first[d];  /* a pair's two keys */
 	}
-	/* Each pair frees one entry. */
 	for (d = 0; d < RT_MAP_SIZE && take < want && plan->nr + take < RT_PLAN_MAX_NODES; d++)
 		if (count[d] == 2 && rt_diverge_level(diff[d]) + 1 == p->level) {
 			digits |= 1UL << d;
