@@ -748,7 +748,7 @@ enum fz_trans {
 	FZ_T_DEMOTE,       /* a copy moved a group of items into a new child */
 	FZ_T_DEMOTE_TWICE, /* ... and part of it into a grandchild */
 	FZ_T_DEMOTE_FOR_FULL, /* ... and a second group, the copy a full node */
-	FZ_T_DEMOTE_PAIRS,  /* ... and small groups, the copy compact, with room */
+	FZ_T_DEMOTE_PAIRS,  /* ... a pair, and more pairs: the copy compact, with room */
 	FZ_T_SPLIT,        /* a compressed path split at the divergence level */
 	FZ_T_GROW_TOP,     /* a new top node above the old one */
 	FZ_T_GROW_ABSORB,  /* ... that took the old top's items (a C node of items) */
@@ -941,7 +941,7 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
 	struct fz_shape now;
 	unsigned long t = 0;
 	long plan;
-	bool shrunk, two_groups, more;
+	bool shrunk, two_groups, pairs;
 
 	shape_get(key, pre->depth - 1, &now);
 	FZ_EXPECT(now.depth == pre->depth, "insert(%#lx): the copy is not at depth %u", key,
@@ -953,17 +953,17 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
 		  linked + 1 + (shrunk ? 1 : 0), bridges, shrunk ? ", the copy shrunk away" : "");
 	/* Three nodes: a group and part of it (the copy holds the child
 	 * alone); or, the copy holding more, two groups or more: the copy is
-	 * then a full node, or a compact one that moved small groups for
-	 * room (three to RT_PLAN_MAX_NODES nodes). */
+	 * then a full node, or a compact one that moved more pairs for room
+	 * (three to RT_PLAN_MAX_NODES nodes). */
 	two_groups = plan >= 3 && !shrunk && now.count > 1;
-	more = two_groups && now.compact;
+	pairs = two_groups && now.compact;
 	if (plan >= 2)
 		t |= T(FZ_T_DEMOTE);
 	if (plan >= 3)
-		t |= more ? T(FZ_T_DEMOTE_PAIRS)
+		t |= pairs ? T(FZ_T_DEMOTE_PAIRS)
 		     : two_groups ? T(FZ_T_DEMOTE_FOR_FULL) : T(FZ_T_DEMOTE_TWICE);
 	want[plan == 2 ? RT_TR_DEMOTE
-	     : more ? RT_TR_DEMOTE_PAIRS
+	     : pairs ? RT_TR_DEMOTE_PAIRS
 	     : two_groups ? RT_TR_DEMOTE_FOR_FULL : RT_TR_DEMOTE_TWICE] = plan >= 2;
 	FZ_EXPECT(!two_groups || now.level,
 		  "insert(%#lx) demoted two groups from a %s leaf", key,
