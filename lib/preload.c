@@ -46,6 +46,19 @@ struct rt_reserve {
 
 /* Thread-local: read and written by its thread only (and its destructor). */
 static __thread struct rt_reserve rt_reserve;
+/* &rt_reserve once this thread has asked for it.  initial-exec: one load
+ * from static TLS per call instead of __tls_get_addr() calls (the reserve
+ * itself is too large to claim static TLS in a dlopen()ed library). */
+static __thread struct rt_reserve *rt_reserve_mine __attribute__((tls_model("initial-exec")));
+
+static struct rt_reserve *rt_reserve_self(void)
+{
+	struct rt_reserve *reserve = rt_reserve_mine;
+
+	if (caa_unlikely(!reserve))
+		reserve = rt_reserve_mine = &rt_reserve;
+	return reserve;
+}
 
 static pthread_key_t rt_reserve_key;
 static pthread_once_t rt_reserve_once = PTHREAD_ONCE_INIT;
@@ -167,7 +180,7 @@ static void *rt_reserve_take(struct rt_reserve *reserve, size_t *size, bool exac
 
 int rt_nodes_get(void **nodes, size_t *sizes, unsigned int n, bool may_alloc)
 {
-	struct rt_reserve *reserve = &rt_reserve;
+	struct rt_reserve *reserve = rt_reserve_self();
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
@@ -190,29 +203,25 @@ int rt_nodes_get(void **nodes, size_t *sizes, unsigned int n, bool may_alloc)
 
 void rt_nodes_put(void **nodes, const size_t *sizes, unsigned int n)
 {
+	struct rt_reserve *reserve = rt_reserve_self();
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (!rt_reserve_put(&rt_reserve, (unsigned int)(sizes[i] / RT_NODE_ALIGN), nodes[i]))
+		if (!rt_reserve_put(reserve, (unsigned int)(sizes[i] / RT_NODE_ALIGN), nodes[i]))
 			rt_node_free(sizes[i], &nodes[i], 1);
 }
 
 bool rt_preload_window_open(void)
 {
-	return rt_reserve.window > 0;
+	return rt_reserve_self()->window > 0;
 }
 
-RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
+/* Fill @reserve; on failure give back what this call obtained. */
+static __attribute__((noinline)) int rt_preload_fill_slow(struct rt_reserve *reserve)
 {
-	struct rt_reserve *reserve = &rt_reserve;
 	uint8_t before[RT_CLASSES + 1];
 	unsigned int c;
 
-	(void)gfp_mask;  /* userspace allocation does not sleep for reclaim */
-	/* The common case: nothing was taken since the last preload (a
-	 * GFP_KERNEL insert allocates its own nodes). */
-	if (reserve->full)
-		goto filled;
 	memcpy(before, reserve->count, sizeof(before));
 	if (!rt_reserve_fill(reserve)) {
 		/* Reserve nothing extra: give back what this call obtained. */
@@ -227,8 +236,19 @@ RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
 		return -ENOMEM;
 	}
 	reserve->full = true;
-filled:
-	if (reserve->window > 0)
+	return 0;
+}
+
+RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
+{
+	struct rt_reserve *reserve = rt_reserve_self();
+
+	(void)gfp_mask;  /* userspace allocation does not sleep for reclaim */
+	/* The common case: nothing was taken since the last preload (a
+	 * GFP_KERNEL insert allocates its own nodes). */
+	if (caa_unlikely(!reserve->full) && rt_preload_fill_slow(reserve))
+		return -ENOMEM;
+	if (caa_unlikely(reserve->window > 0))
 		rt_warn_once(&rt_warned_nested, __func__,
 			     "nested preload (a radix_tree_preload_end() missing?)");
 	reserve->window++;
@@ -239,28 +259,32 @@ RCURADIX_API int radix_tree_maybe_preload(gfp_t gfp_mask)
 {
 	if (gfp_mask & __GFP_DIRECT_RECLAIM)
 		return radix_tree_preload(gfp_mask);
-	rt_reserve.window++;  /* the caller still pairs it with preload_end */
+	rt_reserve_self()->window++;  /* the caller still pairs it with preload_end */
 	return 0;
 }
 
 RCURADIX_API void radix_tree_preload_end(void)
 {
-	if (rt_reserve.window <= 0) {
+	struct rt_reserve *reserve = rt_reserve_self();
+
+	if (reserve->window <= 0) {
 		rt_warn_once(&rt_warned_unbalanced, __func__,
 			     "unbalanced: no preload window is open");
 		return;
 	}
-	rt_reserve.window--;
+	reserve->window--;
 }
 
 RCURADIX_API void rcuradix_thread_cache_flush(void)
 {
-	if (rt_reserve.window > 0) {
+	struct rt_reserve *reserve = rt_reserve_self();
+
+	if (reserve->window > 0) {
 		rt_warn_once(&rt_warned_flush, __func__,
 			     "inside a preload window: the reserve is kept for the next insert");
 		return;
 	}
-	rt_reserve_drain(&rt_reserve);
+	rt_reserve_drain(reserve);
 	rt_backend_trim();
 }
 
@@ -268,5 +292,5 @@ RCURADIX_API void rcuradix_thread_cache_flush(void)
  * no node held.  (The library is never unloaded before exit: see node.c.) */
 __attribute__((destructor)) static void rt_preload_exit(void)
 {
-	rt_reserve_drain(&rt_reserve);
+	rt_reserve_drain(rt_reserve_self());
 }

@@ -32,6 +32,10 @@ static unsigned long rt_stats_exited[RT_STAT_COUNT]; /* W, R: rt_stats_lock */
 static unsigned long rt_stats_pending_peak;          /* W, R: rt_stats_lock */
 
 static __thread struct rt_stats_record rt_stats_self;
+/* &rt_stats_self while it is linked, else NULL.  initial-exec: one load
+ * from static TLS on every count instead of a __tls_get_addr() call (the
+ * record itself is too large to claim static TLS in a dlopen()ed library). */
+static __thread struct rt_stats_record *rt_stats_mine __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t rt_stats_key;
 static pthread_once_t rt_stats_once = PTHREAD_ONCE_INIT;
@@ -53,6 +57,7 @@ static void rt_stats_thread_exit(void *arg)
 	memset(rec->v, 0, sizeof(rec->v));
 	rec->linked = false;
 	rt_pthread_check(pthread_mutex_unlock(&rt_stats_lock));
+	rt_stats_mine = NULL;  /* the destructor runs in the exiting thread */
 }
 
 static void rt_stats_key_create(void)
@@ -60,8 +65,10 @@ static void rt_stats_key_create(void)
 	rt_pthread_check(pthread_key_create(&rt_stats_key, rt_stats_thread_exit));
 }
 
-static __attribute__((noinline)) void rt_stats_register(struct rt_stats_record *rec)
+static __attribute__((noinline)) struct rt_stats_record *rt_stats_register(void)
 {
+	struct rt_stats_record *rec = &rt_stats_self;
+
 	rt_pthread_check(pthread_once(&rt_stats_once, rt_stats_key_create));
 	rt_pthread_check(pthread_mutex_lock(&rt_stats_lock));
 	rec->prev = NULL;
@@ -72,14 +79,16 @@ static __attribute__((noinline)) void rt_stats_register(struct rt_stats_record *
 	rt_pthread_check(pthread_mutex_unlock(&rt_stats_lock));
 	rec->linked = true;
 	rt_pthread_check(pthread_setspecific(rt_stats_key, rec));
+	rt_stats_mine = rec;
+	return rec;
 }
 
 void rt_stat_add(enum rt_stat stat, unsigned long delta)
 {
-	struct rt_stats_record *rec = &rt_stats_self;
+	struct rt_stats_record *rec = rt_stats_mine;
 
-	if (caa_unlikely(!rec->linked))
-		rt_stats_register(rec);
+	if (caa_unlikely(!rec))
+		rec = rt_stats_register();
 	/* Only this thread writes the word.  Atomic, so that a concurrent
 	 * rcuradix_get_stats() never reads it torn; release, so that one that
 	 * sees a callback's RT_STAT_UNQUEUED sees its RT_STAT_FREED too (see
