@@ -105,7 +105,7 @@ static void rt_ents_insertion_sort(struct rt_ent *ents, unsigned int n)
  * order: sort that tail alone, then merge it in from the back, so that
  * the run's entries below the tail's smallest do not move (a copy for one
  * new item moves half the run on average, none of it when the item is
- * the largest).
+ * the largest).  (A leaf's copy needs no sort: rt_insert_copy_leaf().)
  */
 static void rt_ents_sort(struct rt_ent *ents, unsigned int n)
 {
@@ -268,17 +268,36 @@ rt_cnode_fill(struct rt_cnode *node, unsigned int w, const struct rt_ent *ents, 
  * compressed children then each in a bridge built in the next block of
  * @bridges.  Returns its entry.
  */
+/* Start C node @node at @level in @bytes of zeroed, private memory. */
+static void rt_cnode_init(struct rt_cnode *node, size_t bytes, unsigned int level)
+{
+	node->level = (uint8_t)level;
+	node->nr_lines = (uint8_t)(bytes / RT_NODE_ALIGN);
+	node->cap = (uint8_t)rt_cnode_cap_for(bytes, rt_sfx_width(level));
+}
+
+/* Put @entry, with tag bits @tags, at @offset of private full node @node. */
+static void rt_node_put(struct rt_node *node, unsigned int offset, void *entry, unsigned int tags)
+{
+	unsigned int t;
+
+	node->slots[offset] = entry;
+	node->present |= 1UL << offset;
+	for (t = 0; tags; t++, tags >>= 1)
+		if (tags & 1)
+			node->tags[t] |= 1UL << offset;
+}
+
 static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const struct rt_ent *ents,
 			   unsigned int n, bool full, struct rt_bridges *bridges)
 {
-	unsigned int i, t;
+	unsigned int i;
 
 	memset(mem, 0, bytes);
 	if (full) {
 		struct rt_node *node = mem;
 
 		for (i = 0; i < n; i++) {
-			unsigned int offset = rt_offset(ents[i].sfx, level);
 			void *entry = ents[i].entry;
 
 			if (level && (!rt_is_internal(entry) ||
@@ -293,20 +312,14 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 						      &bridge, 1, false, NULL);
 				rt_transition(RT_TR_BRIDGE);
 			}
-			node->slots[offset] = entry;
-			node->present |= 1UL << offset;
-			for (t = 0; t < RADIX_TREE_MAX_TAGS; t++)
-				if (ents[i].tags & (1U << t))
-					node->tags[t] |= 1UL << offset;
+			rt_node_put(node, rt_offset(ents[i].sfx, level), entry, ents[i].tags);
 		}
 		return rt_node_entry(node, level);
 	} else {
 		struct rt_cnode *node = mem;
 		unsigned int w = rt_sfx_width(level);
 
-		node->level = (uint8_t)level;
-		node->nr_lines = (uint8_t)(bytes / RT_NODE_ALIGN);
-		node->cap = (uint8_t)rt_cnode_cap_for(bytes, w);
+		rt_cnode_init(node, bytes, level);
 		rt_assert(node->cap >= n);
 		switch (w) {
 		case 1:
@@ -653,7 +666,8 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 		struct rt_node_plan *p = &plan->node[i];
 		struct rt_bridges bridges = { mem + bridges_at[i], sizes + bridges_at[i] };
 
-		rt_ents_sort(p->ents, p->n);
+		if (!p->full)  /* a full node places each entry by its digit */
+			rt_ents_sort(p->ents, p->n);
 		entry = rt_node_build(mem[i], sizes[i], p->level, p->ents, p->n, p->full, &bridges);
 		if (i)
 			rt_plan_place(plan, i, entry);
@@ -698,6 +712,75 @@ static void rt_cnode_append(struct radix_tree_root *root, struct rt_cnode *node,
 }
 
 /*
+ * rt_insert_copy() of a leaf.  Its suffixes are its digits, one per entry,
+ * so the copy needs no plan and no sort: a full node takes each entry at
+ * its digit, a C node takes them in digit order, read through a bitmap of
+ * the digits.  The plan's rules: a full node once a C node would be as
+ * large (rt_wants_full()), else room for a quarter more.
+ */
+static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *path,
+			       unsigned long index, void *item)
+{
+	struct rt_path_step *leaf = rt_path_leaf(path);
+	const struct rt_cnode *old = rt_entry_cnode(leaf->entry);
+	void **slots = rt_cnode_slots_w(old, 1);
+	const uint8_t *tags = rt_cnode_tags_w(old, 1);
+	unsigned int digit = (unsigned int)(index & RT_MAP_MASK), n = old->live + 1U, i;
+	bool full = rt_cnode_bytes_for(n, 1) >= sizeof(struct rt_node);
+	size_t bytes = rt_node_bytes_for(0, full, n, n / 4);
+	void *mem, *entry;
+
+	rt_assert(old->level == 0 && rt_sfx_width(0) == 1);
+	if (rt_nodes_get(&mem, &bytes, 1, rt_may_alloc(root->gfp_mask)))
+		return -ENOMEM;
+	memset(mem, 0, bytes);
+	if (full) {
+		for (i = 0; i < old->next; i++) {
+			void *e = rt_entry_locked(root, slots[i]);
+
+			if (e)
+				rt_node_put(mem, (unsigned int)rt_sfx_get(old, 1, i), e,
+					    tags[i] & RT_CTAG_MASK);
+		}
+		rt_node_put(mem, digit, item, 0);
+		entry = rt_node_entry(mem, 0);
+	} else {
+		struct rt_cnode *node = mem;
+		unsigned long digits = 1UL << digit;
+		uint8_t at[RT_MAP_SIZE];
+		unsigned int k;
+
+		at[digit] = UINT8_MAX;  /* the new item's */
+		for (i = 0; i < old->next; i++)
+			if (rt_entry_locked(root, slots[i])) {
+				unsigned int d = (unsigned int)rt_sfx_get(old, 1, i);
+
+				rt_assert(!(digits & (1UL << d)));
+				digits |= 1UL << d;
+				at[d] = (uint8_t)i;
+			}
+		rt_assert((unsigned int)__builtin_popcountl(digits) == n);
+		rt_cnode_init(node, bytes, 0);
+		for (k = 0; digits; digits &= digits - 1, k++) {
+			unsigned int d = (unsigned int)__builtin_ctzl(digits);
+
+			i = at[d];
+			rt_sfx_put(node, 1, k, d);
+			rt_cnode_slots_w(node, 1)[k] =
+				i == UINT8_MAX ? item : rt_entry_locked(root, slots[i]);
+			rt_cnode_tags_w(node, 1)[k] = i == UINT8_MAX ? 0 : tags[i] & RT_CTAG_MASK;
+		}
+		node->next = node->live = node->sorted = (uint8_t)n;
+		entry = rt_cnode_entry(node);
+	}
+	root->nr_nodes++;
+	rt_replace_node(root, path, path->depth - 1, entry);
+	rt_cnode_retire(root, leaf->entry, leaf->base);
+	rt_transition(full ? RT_TR_LEAF_FULL : RT_TR_COPY);
+	return 0;
+}
+
+/*
  * The C node of @path's last step has no entry for @index and no room:
  * copy it with the new item (compacted, sorted, into the class that fits,
  * or a full node), moving groups of items into new children when the
@@ -709,9 +792,12 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 	struct rt_path_step *leaf = rt_path_leaf(path);
 	struct rt_cnode *old = rt_entry_cnode(leaf->entry);
 	struct rt_plan plan;
-	struct rt_node_plan *p = rt_plan_one(&plan, old->level);
+	struct rt_node_plan *p;
 	void *entry;
 
+	if (old->level == 0)
+		return rt_insert_copy_leaf(root, path, index, item);
+	p = rt_plan_one(&plan, old->level);
 	p->n = rt_ents_collect(root, old, p->ents);
 	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(old->level), item, 0 };
 	if (p->n > RT_C_MAX_ENTRIES) {
