@@ -214,6 +214,17 @@ static bool rt_wants_full(unsigned int level, const struct rt_ent *ents, unsigne
 
 	if (level == 0)
 		return compact >= sizeof(struct rt_node);
+	if (compact < sizeof(struct rt_node)) {
+		/* No room for a bridge: children one level down only, enough
+		 * of them; the first entry that is not one decides. */
+		if (n < RT_F_MIN_CHILDREN)
+			return false;
+		for (unsigned int i = 0; i < n; i++)
+			if (!rt_is_internal(ents[i].entry) ||
+			    rt_entry_level(ents[i].entry) != level - 1)
+				return false;
+		return true;
+	}
 	bridges = rt_bridges_needed(level, ents, n);
 	if (bridges == 0)
 		return n >= RT_F_MIN_CHILDREN || compact >= sizeof(struct rt_node);
