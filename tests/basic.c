@@ -1406,6 +1406,70 @@ Test(basic, a_demoting_copy_keeps_room_for_four_appends)
 }
 #endif
 
+/* Every key of 0..63 holds what @items says (NULL: absent), bearing tag 0
+ * and tag 2 as @tagged says (tag 2: the keys tagged twice). */
+static void check_leaf(struct titem **items, const bool *tagged)
+{
+	radix_tree_lock(&tree);
+	for (unsigned long k = 0; k < 64; k++) {
+		cr_assert_eq(radix_tree_lookup(&tree, k), items[k], "key %lu", k);
+		cr_assert_eq(radix_tree_tag_get(&tree, k, 0), items[k] && tagged[k], "key %lu", k);
+		cr_assert_eq(radix_tree_tag_get(&tree, k, 2), items[k] && tagged[k] && k % 2,
+			     "key %lu", k);
+	}
+	radix_tree_unlock(&tree);
+	t_verify(&tree);
+}
+
+/*
+ * A leaf (keys 0..63: the top is a leaf) filled in an order that is not
+ * the keys', with tags set on some items and items deleted behind them
+ * (tombstones) and inserted again: each copy into a larger class, and
+ * the last into a full node, keeps every item and every tag and drops
+ * the tombstones; the copies read the leaf's digits, not a sorted list.
+ * In the 8-slot build, whose leaves are full nodes, keys 0..63 hang from a
+ * node above the leaves: the same checks of items and tags.
+ */
+Test(basic, a_leafs_copies_keep_items_and_tags_and_drop_tombstones)
+{
+	struct titem *items[64] = { NULL };
+	bool tagged[64] = { false };
+	unsigned long before[RT_TR_COUNT];
+
+	memcpy(before, rt_transitions, sizeof(before));
+	for (unsigned long i = 0; i < 64; i++) {
+		unsigned long k = (i * 37 + 11) % 64;  /* every key once, out of order */
+
+		items[k] = t_insert_new(&tree, k);
+		if (i % 3 == 0) {
+			cr_assert_eq(radix_tree_tag_set(&tree, k, 0), items[k]);
+			if (k % 2)
+				cr_assert_eq(radix_tree_tag_set(&tree, k, 2), items[k]);
+			tagged[k] = true;
+		}
+		if (i % 5 == 4) {
+			/* A tombstone: the key of two inserts ago, then back. */
+			unsigned long old = ((i - 2) * 37 + 11) % 64;
+
+			t_delete(&tree, old, items[old]);
+			items[old] = NULL;
+			check_leaf(items, tagged);
+			items[old] = t_insert_new(&tree, old);
+			tagged[old] = false;
+		}
+		check_leaf(items, tagged);
+	}
+#if RT_MAP_SHIFT == 6
+	cr_assert_geq(rt_transitions[RT_TR_COPY] - before[RT_TR_COPY], 5);
+	cr_assert_eq(rt_transitions[RT_TR_LEAF_FULL] - before[RT_TR_LEAF_FULL], 1);
+#else
+	(void)before;
+#endif
+	for (unsigned long k = 0; k < 64; k++)
+		t_delete(&tree, k, items[k]);
+	t_finish(&tree);
+}
+
 /*
  * Regression for growth that takes the top's items: a reader holds the
  * slot of key 8 in a compact top of items; a writer inserts a key beyond
