@@ -722,6 +722,17 @@ static void rt_cnode_append(struct radix_tree_root *root, struct rt_cnode *node,
 	rt_transition(RT_TR_APPEND);
 }
 
+/* Publish @entry, a copy of @path's last node, in that node's place, and
+ * retire the old node. */
+static void rt_copy_publish(struct radix_tree_root *root, struct rt_path *path, void *entry)
+{
+	struct rt_path_step *leaf = rt_path_leaf(path);
+
+	root->nr_nodes++;
+	rt_replace_node(root, path, path->depth - 1, entry);
+	rt_cnode_retire(root, leaf->entry, leaf->base);
+}
+
 /*
  * rt_insert_copy() of a leaf.  Its suffixes are its digits, one per entry,
  * so the copy needs no plan and no sort: a full node takes each entry at
@@ -784,10 +795,132 @@ static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *pat
 		node->next = node->live = node->sorted = (uint8_t)n;
 		entry = rt_cnode_entry(node);
 	}
-	root->nr_nodes++;
-	rt_replace_node(root, path, path->depth - 1, entry);
-	rt_cnode_retire(root, leaf->entry, leaf->base);
+	rt_copy_publish(root, path, entry);
 	rt_transition(full ? RT_TR_LEAF_FULL : RT_TR_COPY);
+	return 0;
+}
+
+/* A position of a node being copied, and its suffix (UINT_MAX: the new
+ * item). */
+struct rt_pos {
+	unsigned long sfx;
+	unsigned int i;
+};
+
+/*
+ * Fill private C node @node (at @old's level, its suffixes @w bytes: a
+ * constant, one copy per width) with the live entries of @old and the new
+ * item @item of suffix @sfx, in key order: @old's sorted run, tombstones
+ * dropped, merged with the entries appended after it and the new item,
+ * which are sorted first (a few, a quarter of the node at most).
+ * Returns the entries written.
+ */
+static inline __attribute__((always_inline)) unsigned int
+rt_cnode_copy_w(const struct radix_tree_root *root, const struct rt_cnode *old,
+		struct rt_cnode *node, unsigned int w, unsigned long sfx, void *item)
+{
+	void **from = rt_cnode_slots_w(old, w), **to = rt_cnode_slots_w(node, w);
+	const uint8_t *from_tags = rt_cnode_tags_w(old, w);
+	uint8_t *to_tags = rt_cnode_tags_w(node, w);
+	struct rt_pos tail[RT_ENTS_MAX], e;
+	unsigned int run = old->sorted < old->next ? old->sorted : old->next;
+	unsigned int i, j, k = 0, t = 0;
+
+	for (i = run; i <= old->next; i++) {
+		if (i == old->next)
+			e = (struct rt_pos){ sfx, UINT_MAX };
+		else if (rt_entry_locked(root, from[i]))
+			e = (struct rt_pos){ rt_sfx_get(old, w, i), i };
+		else
+			continue;
+		for (j = t++; j > 0 && tail[j - 1].sfx > e.sfx; j--)
+			tail[j] = tail[j - 1];
+		tail[j] = e;
+	}
+	for (i = 0, j = 0; i < run || j < t;) {
+		if (i < run && !rt_entry_locked(root, from[i])) {
+			i++;  /* a tombstone */
+			continue;
+		}
+		if (j == t || (i < run && rt_sfx_get(old, w, i) < tail[j].sfx)) {
+			e = (struct rt_pos){ rt_sfx_get(old, w, i), i };
+			i++;
+		} else {
+			e = tail[j++];
+		}
+		rt_assert(k == 0 || rt_sfx_get(node, w, k - 1) < e.sfx);
+		rt_sfx_put(node, w, k, e.sfx);
+		/* The tag byte as it was: tag bits and the child bit. */
+		to_tags[k] = e.i == UINT_MAX ? 0 : from_tags[e.i];
+		to[k] = e.i == UINT_MAX ? item : rt_entry_locked(root, from[e.i]);
+		k++;
+	}
+	return k;
+}
+
+/*
+ * Could C node @old (above the leaves) with one more item be copied into
+ * a full node (rt_wants_full())?  Not if a C node of those entries is
+ * smaller than a full node (the item keeps it compact), nor if more than
+ * RT_F_MAX_BRIDGES of them are items (each would need a bridge).  The
+ * items are counted low: the positions whose tag byte is not a child's,
+ * less the tombstones.
+ */
+static bool rt_copy_may_be_full(const struct rt_cnode *old)
+{
+	unsigned int w = rt_sfx_width(old->level), n = old->live + 1U;
+	int items;
+
+	if (rt_cnode_bytes_for(n, w) < sizeof(struct rt_node))
+		return false;
+	items = (int)old->next -
+		__builtin_popcountl(rt_ctag_bits(rt_cnode_tags_w(old, w), old->next,
+						 RT_CTAG_CHILD_BIT)) -
+		(int)(old->next - old->live) + 1;
+	return items <= (int)RT_F_MAX_BRIDGES;
+}
+
+/*
+ * rt_insert_copy() of a C node above the leaves into a larger class, when
+ * the plan would make no more of it: its entries and the new item fit in
+ * a C node (no demotion) and could not be a full node
+ * (rt_copy_may_be_full()).  No plan and no list of entries: the copy
+ * reads the old node straight into the new one.
+ */
+static int rt_insert_copy_grow(struct radix_tree_root *root, struct rt_path *path,
+			       unsigned long index, void *item)
+{
+	const struct rt_cnode *old = rt_entry_cnode(rt_path_leaf(path)->entry);
+	unsigned int level = old->level, w = rt_sfx_width(level), n = old->live + 1U;
+	unsigned long sfx = index & rt_level_maxindex(level);
+	size_t bytes = rt_node_bytes_for(level, false, n, n / 4);
+	struct rt_cnode *node;
+	void *mem;
+
+	rt_assert(level > 0 && n <= RT_C_MAX_ENTRIES && !rt_copy_may_be_full(old));
+	if (rt_nodes_get(&mem, &bytes, 1, rt_may_alloc(root->gfp_mask)))
+		return -ENOMEM;
+	node = mem;
+	memset(node, 0, bytes);
+	rt_cnode_init(node, bytes, level);
+	switch (w) {
+	case 1:
+		n = rt_cnode_copy_w(root, old, node, 1, sfx, item);
+		break;
+	case 2:
+		n = rt_cnode_copy_w(root, old, node, 2, sfx, item);
+		break;
+	case 4:
+		n = rt_cnode_copy_w(root, old, node, 4, sfx, item);
+		break;
+	default:
+		n = rt_cnode_copy_w(root, old, node, 8, sfx, item);
+		break;
+	}
+	rt_assert(n == old->live + 1U && n <= node->cap);
+	node->next = node->live = node->sorted = (uint8_t)n;
+	rt_copy_publish(root, path, rt_cnode_entry(node));
+	rt_transition(RT_TR_COPY);
 	return 0;
 }
 
@@ -808,6 +941,8 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 
 	if (old->level == 0)
 		return rt_insert_copy_leaf(root, path, index, item);
+	if (old->live + 1U <= RT_C_MAX_ENTRIES && !rt_copy_may_be_full(old))
+		return rt_insert_copy_grow(root, path, index, item);
 	p = rt_plan_one(&plan, old->level);
 	p->n = rt_ents_collect(root, old, p->ents);
 	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(old->level), item, 0 };

@@ -1406,15 +1406,18 @@ Test(basic, a_demoting_copy_keeps_room_for_four_appends)
 }
 #endif
 
-/* Every key of 0..63 holds what @items says (NULL: absent), bearing tag 0
- * and tag 2 as @tagged says (tag 2: the keys tagged twice). */
-static void check_leaf(struct titem **items, const bool *tagged)
+/* Each of the @n keys @keys holds what @items says (NULL: absent), bearing
+ * tag 0 as @tagged says and tag 2 if also its position is odd. */
+static void check_copied(const unsigned long *keys, struct titem **items, const bool *tagged,
+			 unsigned int n)
 {
 	radix_tree_lock(&tree);
-	for (unsigned long k = 0; k < 64; k++) {
-		cr_assert_eq(radix_tree_lookup(&tree, k), items[k], "key %lu", k);
-		cr_assert_eq(radix_tree_tag_get(&tree, k, 0), items[k] && tagged[k], "key %lu", k);
-		cr_assert_eq(radix_tree_tag_get(&tree, k, 2), items[k] && tagged[k] && k % 2,
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned long k = keys[i];
+
+		cr_assert_eq(radix_tree_lookup(&tree, k), items[i], "key %lu", k);
+		cr_assert_eq(radix_tree_tag_get(&tree, k, 0), items[i] && tagged[i], "key %lu", k);
+		cr_assert_eq(radix_tree_tag_get(&tree, k, 2), items[i] && tagged[i] && i % 2,
 			     "key %lu", k);
 	}
 	radix_tree_unlock(&tree);
@@ -1422,52 +1425,88 @@ static void check_leaf(struct titem **items, const bool *tagged)
 }
 
 /*
- * A leaf (keys 0..63: the top is a leaf) filled in an order that is not
- * the keys', with tags set on some items and items deleted behind them
- * (tombstones) and inserted again: each copy into a larger class, and
- * the last into a full node, keeps every item and every tag and drops
- * the tombstones; the copies read the leaf's digits, not a sorted list.
- * In the 8-slot build, whose leaves are full nodes, keys 0..63 hang from a
- * node above the leaves: the same checks of items and tags.
+ * Insert the @n keys @keys into the empty tree out of order, tag some (two
+ * tags), and now and then delete the key inserted two steps before and
+ * insert it again (a tombstone in its node); after every step each key
+ * holds its item and its tags.  Then delete them all.
  */
-Test(basic, a_leafs_copies_keep_items_and_tags_and_drop_tombstones)
+static void fill_with_tombstones(const unsigned long *keys, unsigned int n)
 {
 	struct titem *items[64] = { NULL };
 	bool tagged[64] = { false };
-	unsigned long before[RT_TR_COUNT];
 
-	memcpy(before, rt_transitions, sizeof(before));
-	for (unsigned long i = 0; i < 64; i++) {
-		unsigned long k = (i * 37 + 11) % 64;  /* every key once, out of order */
+	cr_assert(n <= 64 && n % 2 == 0);
+	for (unsigned int s = 0; s < n; s++) {
+		unsigned int i = (s * 37 + 11) % n;  /* every key once, out of order */
 
-		items[k] = t_insert_new(&tree, k);
-		if (i % 3 == 0) {
-			cr_assert_eq(radix_tree_tag_set(&tree, k, 0), items[k]);
-			if (k % 2)
-				cr_assert_eq(radix_tree_tag_set(&tree, k, 2), items[k]);
-			tagged[k] = true;
+		cr_assert_null(items[i]);
+		items[i] = t_insert_new(&tree, keys[i]);
+		if (s % 3 == 0) {
+			cr_assert_eq(radix_tree_tag_set(&tree, keys[i], 0), items[i]);
+			if (i % 2)
+				cr_assert_eq(radix_tree_tag_set(&tree, keys[i], 2), items[i]);
+			tagged[i] = true;
 		}
-		if (i % 5 == 4) {
-			/* A tombstone: the key of two inserts ago, then back. */
-			unsigned long old = ((i - 2) * 37 + 11) % 64;
+		if (s % 5 == 4) {
+			unsigned int old = ((s - 2) * 37 + 11) % n;
 
-			t_delete(&tree, old, items[old]);
+			t_delete(&tree, keys[old], items[old]);
 			items[old] = NULL;
-			check_leaf(items, tagged);
-			items[old] = t_insert_new(&tree, old);
+			check_copied(keys, items, tagged, n);
+			items[old] = t_insert_new(&tree, keys[old]);
 			tagged[old] = false;
 		}
-		check_leaf(items, tagged);
+		check_copied(keys, items, tagged, n);
 	}
+	for (unsigned int i = 0; i < n; i++)
+		t_delete(&tree, keys[i], items[i]);
+	t_finish(&tree);
+}
+
+/*
+ * A leaf (keys 0..63: the top is a leaf) filled out of order, with tags
+ * and tombstones: each copy into a larger class, and the last into a full
+ * node, keeps every item and every tag and drops the tombstones; the
+ * copies read the leaf's digits, not a sorted list.  In the 8-slot build,
+ * whose leaves are full nodes, keys 0..63 hang from a node above the
+ * leaves: the same checks of items and tags.
+ */
+Test(basic, a_leafs_copies_keep_items_and_tags_and_drop_tombstones)
+{
+	unsigned long before[RT_TR_COUNT], keys[64];
+
+	for (unsigned long k = 0; k < 64; k++)
+		keys[k] = k;
+	memcpy(before, rt_transitions, sizeof(before));
+	fill_with_tombstones(keys, 64);
 #if RT_MAP_SHIFT == 6
 	cr_assert_geq(rt_transitions[RT_TR_COPY] - before[RT_TR_COPY], 5);
 	cr_assert_eq(rt_transitions[RT_TR_LEAF_FULL] - before[RT_TR_LEAF_FULL], 1);
 #else
 	(void)before;
 #endif
-	for (unsigned long k = 0; k < 64; k++)
-		t_delete(&tree, k, items[k]);
-	t_finish(&tree);
+}
+
+/*
+ * The same in a top above the leaves holding items only (60 keys 67 apart:
+ * two-byte suffixes at level 1 in the 64-slot build): its copies into
+ * larger classes, straight from the old node (its sorted run merged with
+ * the entries appended after it), keep every item and tag in key order.
+ * Sixty items never make a full node nor demote.
+ */
+Test(basic, copies_above_the_leaves_keep_items_and_tags_and_drop_tombstones)
+{
+	unsigned long before[RT_TR_COUNT], keys[60];
+
+	for (unsigned long k = 0; k < 60; k++)
+		keys[k] = k * 67;
+	memcpy(before, rt_transitions, sizeof(before));
+	fill_with_tombstones(keys, 60);
+	cr_assert_geq(rt_transitions[RT_TR_COPY] - before[RT_TR_COPY], 5);
+#if RT_MAP_SHIFT == 6
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE] - before[RT_TR_DEMOTE], 0);
+	cr_assert_eq(rt_transitions[RT_TR_INNER_FULL] - before[RT_TR_INNER_FULL], 0);
+#endif
 }
 
 /*
