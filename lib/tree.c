@@ -249,6 +249,13 @@ static size_t rt_node_bytes_for(unsigned int level, bool full, unsigned int n, u
 	return bytes;
 }
 
+/* Appends a copy of @n entries leaves room for: growing one entry at a
+ * time, a node would be copied at every class; a quarter more. */
+static unsigned int rt_copy_room(unsigned int n)
+{
+	return n / 4;
+}
+
 /* Memory for the bridges of one full node: blocks and their sizes. */
 struct rt_bridges {
 	void **mem;
@@ -273,12 +280,6 @@ rt_cnode_fill(struct rt_cnode *node, unsigned int w, const struct rt_ent *ents, 
 	}
 }
 
-/*
- * Build, in @mem (@bytes, private: plain stores), the node holding @ents
- * (sorted) at @level; @full (rt_wants_full()): a full node, its items and
- * compressed children then each in a bridge built in the next block of
- * @bridges.  Returns its entry.
- */
 /* Start C node @node at @level in @bytes of zeroed, private memory. */
 static void rt_cnode_init(struct rt_cnode *node, size_t bytes, unsigned int level)
 {
@@ -299,6 +300,12 @@ static void rt_node_put(struct rt_node *node, unsigned int offset, void *entry, 
 			node->tags[t] |= 1UL << offset;
 }
 
+/*
+ * Build, in @mem (@bytes, private: plain stores), the node holding @ents
+ * (sorted) at @level; @full (rt_wants_full()): a full node, its items and
+ * compressed children then each in a bridge built in the next block of
+ * @bridges.  Returns its entry.
+ */
 static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const struct rt_ent *ents,
 			   unsigned int n, bool full, struct rt_bridges *bridges)
 {
@@ -738,7 +745,7 @@ static void rt_copy_publish(struct radix_tree_root *root, struct rt_path *path, 
  * so the copy needs no plan and no sort: a full node takes each entry at
  * its digit, a C node takes them in digit order, read through a bitmap of
  * the digits.  The plan's rules: a full node once a C node would be as
- * large (rt_wants_full()), else room for a quarter more.
+ * large (rt_wants_full()), else room for rt_copy_room() more.
  */
 static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *path,
 			       unsigned long index, void *item)
@@ -748,8 +755,8 @@ static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *pat
 	void **slots = rt_cnode_slots_w(old, 1);
 	const uint8_t *tags = rt_cnode_tags_w(old, 1);
 	unsigned int digit = (unsigned int)(index & RT_MAP_MASK), n = old->live + 1U, i;
-	bool full = rt_cnode_bytes_for(n, 1) >= sizeof(struct rt_node);
-	size_t bytes = rt_node_bytes_for(0, full, n, n / 4);
+	bool full = rt_wants_full(0, NULL, n);  /* a leaf's rule reads no entry */
+	size_t bytes = rt_node_bytes_for(0, full, n, rt_copy_room(n));
 	void *mem, *entry;
 
 	rt_assert(old->level == 0 && rt_sfx_width(0) == 1);
@@ -812,7 +819,7 @@ struct rt_pos {
  * constant, one copy per width) with the live entries of @old and the new
  * item @item of suffix @sfx, in key order: @old's sorted run, tombstones
  * dropped, merged with the entries appended after it and the new item,
- * which are sorted first (a few, a quarter of the node at most).
+ * which are sorted first (a few: at most the room the node was built with).
  * Returns the entries written.
  */
 static inline __attribute__((always_inline)) unsigned int
@@ -893,7 +900,7 @@ static int rt_insert_copy_grow(struct radix_tree_root *root, struct rt_path *pat
 	const struct rt_cnode *old = rt_entry_cnode(rt_path_leaf(path)->entry);
 	unsigned int level = old->level, w = rt_sfx_width(level), n = old->live + 1U;
 	unsigned long sfx = index & rt_level_maxindex(level);
-	size_t bytes = rt_node_bytes_for(level, false, n, n / 4);
+	size_t bytes = rt_node_bytes_for(level, false, n, rt_copy_room(n));
 	struct rt_cnode *node;
 	void *mem;
 
@@ -954,9 +961,7 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 		if (plan.nr == 2 && plan.node[1].n == 2 && !rt_wants_full(p->level, p->ents, p->n))
 			rt_plan_demote_pairs(&plan);
 	}
-	/* Growing one entry at a time, a node would be copied at every
-	 * class: leave a quarter more room (of what it keeps). */
-	p->room = p->n / 4;
+	p->room = rt_copy_room(p->n);
 	entry = rt_plan_build(root, &plan);
 	if (!entry)
 		return -ENOMEM;
@@ -1083,7 +1088,7 @@ static int rt_insert_grow(struct radix_tree_root *root, unsigned long index, voi
 		p->ents[p->n++] = (struct rt_ent){ 0, top,
 						   (unsigned int)rt_bits_locked(root, root->tags) };
 	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(p->level), item, 0 };
-	p->room = absorb ? p->n / 4 : 0;
+	p->room = absorb ? rt_copy_room(p->n) : 0;
 	entry = rt_plan_build(root, &plan);
 	if (!entry)
 		return -ENOMEM;
