@@ -262,21 +262,28 @@ struct rt_bridges {
 	const size_t *sizes;
 };
 
+/* Write entry @k of private C node @node (suffixes @w bytes): its suffix,
+ * its tag byte (tag bits and the child bit) and its slot. */
+static inline __attribute__((always_inline)) void
+rt_cnode_put(struct rt_cnode *node, unsigned int w, unsigned int k, unsigned long sfx,
+	     void *entry, unsigned int tag_byte)
+{
+	rt_sfx_put(node, w, k, sfx);
+	rt_cnode_tags_w(node, w)[k] = (uint8_t)tag_byte;
+	rt_cnode_slots_w(node, w)[k] = entry;
+}
+
 /* Write @ents (sorted) into the entries of the private C node @node,
  * whose suffixes are @w bytes (a constant: one loop per width). */
 static inline __attribute__((always_inline)) void
 rt_cnode_fill(struct rt_cnode *node, unsigned int w, const struct rt_ent *ents, unsigned int n)
 {
-	void **slots = rt_cnode_slots_w(node, w);
-	uint8_t *tags = rt_cnode_tags_w(node, w);
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		rt_assert(i == 0 || ents[i - 1].sfx < ents[i].sfx);
-		rt_sfx_put(node, w, i, ents[i].sfx);
-		tags[i] = (uint8_t)(ents[i].tags |
-				    (rt_is_internal(ents[i].entry) ? RT_CTAG_CHILD : 0));
-		slots[i] = ents[i].entry;
+		rt_cnode_put(node, w, i, ents[i].sfx, ents[i].entry,
+			     ents[i].tags | (rt_is_internal(ents[i].entry) ? RT_CTAG_CHILD : 0));
 	}
 }
 
@@ -794,10 +801,9 @@ static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *pat
 			unsigned int d = (unsigned int)__builtin_ctzl(digits);
 
 			i = at[d];
-			rt_sfx_put(node, 1, k, d);
-			rt_cnode_slots_w(node, 1)[k] =
-				i == UINT8_MAX ? item : rt_entry_locked(root, slots[i]);
-			rt_cnode_tags_w(node, 1)[k] = i == UINT8_MAX ? 0 : tags[i] & RT_CTAG_MASK;
+			rt_cnode_put(node, 1, k, d,
+				     i == UINT8_MAX ? item : rt_entry_locked(root, slots[i]),
+				     i == UINT8_MAX ? 0 : tags[i] & RT_CTAG_MASK);
 		}
 		node->next = node->live = node->sorted = (uint8_t)n;
 		entry = rt_cnode_entry(node);
@@ -826,9 +832,8 @@ static inline __attribute__((always_inline)) unsigned int
 rt_cnode_copy_w(const struct radix_tree_root *root, const struct rt_cnode *old,
 		struct rt_cnode *node, unsigned int w, unsigned long sfx, void *item)
 {
-	void **from = rt_cnode_slots_w(old, w), **to = rt_cnode_slots_w(node, w);
+	void **from = rt_cnode_slots_w(old, w);
 	const uint8_t *from_tags = rt_cnode_tags_w(old, w);
-	uint8_t *to_tags = rt_cnode_tags_w(node, w);
 	struct rt_pos tail[RT_ENTS_MAX], e;
 	unsigned int run = old->sorted < old->next ? old->sorted : old->next;
 	unsigned int i, j, k = 0, t = 0;
@@ -856,10 +861,10 @@ rt_cnode_copy_w(const struct radix_tree_root *root, const struct rt_cnode *old,
 			e = tail[j++];
 		}
 		rt_assert(k == 0 || rt_sfx_get(node, w, k - 1) < e.sfx);
-		rt_sfx_put(node, w, k, e.sfx);
 		/* The tag byte as it was: tag bits and the child bit. */
-		to_tags[k] = e.i == UINT_MAX ? 0 : from_tags[e.i];
-		to[k] = e.i == UINT_MAX ? item : rt_entry_locked(root, from[e.i]);
+		rt_cnode_put(node, w, k, e.sfx,
+			     e.i == UINT_MAX ? item : rt_entry_locked(root, from[e.i]),
+			     e.i == UINT_MAX ? 0 : from_tags[e.i]);
 		k++;
 	}
 	return k;
