@@ -80,11 +80,13 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
  * Matching suffixes: for the positions below @n of C node @node, whose
  * suffixes are @w bytes wide (1, 2 or 4: 8-byte suffixes are searched,
  * rt_cnode_find_w8()), the bitmap (bit i: position i) of the suffixes
- * equal to @value, or (@masked) equal to it under @mask.  Sixteen entries
- * at a time where SSE2 is there, for every block that lies inside the
+ * equal to @value, or (@masked) equal to it under @mask.  Where SSE2 is
+ * there: sixteen entries at a time, for every block that lies inside the
  * node (the bytes after the last entry are other arrays of the node, read
- * and masked off); the rest one by one.  Callers pass @w and
- * @masked as constants: each use compiles to one width's code.
+ * and masked off), and the rest one by one; but up to four 4-byte
+ * suffixes (a top node above a few children: its 64 bytes hold no block
+ * of sixteen) in one vector.  Callers pass @w and @masked as constants:
+ * each use compiles to one width's code.
  */
 #ifdef __SSE2__
 static inline __attribute__((always_inline)) __m128i rt_sse_set1(unsigned int w,
@@ -95,6 +97,17 @@ static inline __attribute__((always_inline)) __m128i rt_sse_set1(unsigned int w,
 			: _mm_set1_epi32((int)x);
 }
 
+static inline __attribute__((always_inline)) __m128i
+rt_sse_cmpeq(const unsigned char *p, unsigned int w, __m128i want, __m128i mask, bool masked)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	if (masked)
+		x = _mm_and_si128(x, mask);
+	return w == 1 ? _mm_cmpeq_epi8(x, want) : w == 2 ? _mm_cmpeq_epi16(x, want)
+							 : _mm_cmpeq_epi32(x, want);
+}
+
 /* The bitmap of one block of sixteen suffixes (@w vectors). */
 static inline __attribute__((always_inline)) unsigned int
 rt_sfx16_match(const unsigned char *p, unsigned int w, __m128i want, __m128i mask, bool masked)
@@ -102,15 +115,8 @@ rt_sfx16_match(const unsigned char *p, unsigned int w, __m128i want, __m128i mas
 	__m128i r[4];
 
 #pragma GCC unroll 4
-	for (unsigned int j = 0; j < w; j++) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p + j);
-
-		if (masked)
-			x = _mm_and_si128(x, mask);
-		r[j] = w == 1 ? _mm_cmpeq_epi8(x, want)
-		       : w == 2 ? _mm_cmpeq_epi16(x, want)
-				: _mm_cmpeq_epi32(x, want);
-	}
+	for (unsigned int j = 0; j < w; j++)
+		r[j] = rt_sse_cmpeq(p + 16 * j, w, want, mask, masked);
 	if (w == 1)
 		return (unsigned int)_mm_movemask_epi8(r[0]);
 	if (w == 2)
@@ -131,10 +137,18 @@ rt_sfx_match(const struct rt_cnode *node, unsigned int w, unsigned int n, unsign
 		value &= mask;
 #ifdef __SSE2__
 	{
+		__m128i want = rt_sse_set1(w, value), k = rt_sse_set1(w, mask);
+
+		/* A block of 4-byte suffixes may not fit a small node; one
+		 * vector does (a C node's entry area is wider). */
+		_Static_assert(RT_NODE_ALIGN - RT_C_HEADER >= 16, "a vector fits any C node");
+		if (w == 4 && n <= 4)
+			return (unsigned long)_mm_movemask_ps(_mm_castsi128_ps(
+				       rt_sse_cmpeq(node->data, w, want, k, masked))) &
+			       ((1UL << n) - 1);
 		/* Blocks start below both bounds: holding an entry, inside the node. */
 		unsigned int room = (unsigned int)(rt_cnode_bytes(node) - RT_C_HEADER) / w;
 		unsigned int stop = room > 15 ? (n < room - 15 ? n : room - 15) : 0;
-		__m128i want = rt_sse_set1(w, value), k = rt_sse_set1(w, mask);
 
 		for (; i < stop; i += 16)
 			bits |= (unsigned long)rt_sfx16_match(node->data + (size_t)i * w, w, want, k,
