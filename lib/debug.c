@@ -120,7 +120,7 @@ static bool rt_verify_compact(struct rt_verify *v, const void *entry, unsigned l
 	void **slots = rt_cnode_slots(node);
 	const uint8_t *tags = rt_cnode_tags(node);
 	unsigned long child_digits = 0, item_digits = 0;
-	unsigned int i, j, tag, live = 0;
+	unsigned int i, j, tag, live = 0, nr_children = 0;
 
 	if (rt_entry_level(entry) != level)
 		return rt_verify_fail(v, base, level, "entry level %u, node says %u",
@@ -134,6 +134,9 @@ static bool rt_verify_compact(struct rt_verify *v, const void *entry, unsigned l
 	if (node->sorted > node->next)
 		return rt_verify_fail(v, base, level, "sorted run %u past next %u", node->sorted,
 				      node->next);
+	if (node->children > node->next || (node->children && !level))
+		return rt_verify_fail(v, base, level, "built with %u children, %u entries, level %u",
+				      node->children, node->next, level);
 	for (i = 1; i < node->sorted; i++)
 		if (rt_sfx_get(node, w, i - 1) >= rt_sfx_get(node, w, i))
 			return rt_verify_fail(v, base, level, "sorted run %u: entry %u out of order",
@@ -154,6 +157,8 @@ static bool rt_verify_compact(struct rt_verify *v, const void *entry, unsigned l
 			return rt_verify_fail(v, base, level, "entry %u: kind bit %s a %s", i,
 					      byte & RT_CTAG_CHILD ? "set for" : "clear for",
 					      rt_is_internal(e) ? "child" : "item");
+		if (byte & RT_CTAG_CHILD)
+			nr_children++;
 		if (!e) {
 			if (bits)
 				return rt_verify_fail(v, base, level, "tombstone %u bears tags", i);
@@ -194,6 +199,9 @@ static bool rt_verify_compact(struct rt_verify *v, const void *entry, unsigned l
 	}
 	if (live != node->live)
 		return rt_verify_fail(v, base, level, "live count %u, found %u", node->live, live);
+	if (nr_children != node->children)
+		return rt_verify_fail(v, base, level, "built with %u children, kind bits say %u",
+				      node->children, nr_children);
 	if (live == 0)
 		return rt_verify_fail(v, base, level, "empty node still linked");
 	return true;

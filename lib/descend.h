@@ -79,15 +79,19 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 /*
  * Matching suffixes: for the positions below @n of C node @node, whose
  * suffixes are @w bytes wide (1, 2 or 4: 8-byte suffixes are searched,
- * rt_cnode_find_w8()), the bitmap (bit i: position i) of the suffixes
- * equal to @value, or (@masked) equal to it under @mask.  Where SSE2 is
- * there: sixteen entries at a time, for every block that lies inside the
- * node (the bytes after the last entry are other arrays of the node, read
- * and masked off), and the rest one by one; but up to four 4-byte
- * suffixes (a top node above a few children: its 64 bytes hold no block
- * of sixteen) in one vector.  Callers pass @w and @masked as constants:
- * each use compiles to one width's code.
+ * rt_cnode_find_w8()), the bitmaps (bit i: position i) of the suffixes
+ * equal to @value (@how RT_SFX_EXACT), of those equal to it under @mask
+ * (RT_SFX_DIGIT), or both in one pass (RT_SFX_BOTH: the exact ones
+ * returned, the others in *@same_digit).  Where SSE2 is there: sixteen
+ * entries at a time, for every block that lies inside the node (the bytes
+ * after the last entry are other arrays of the node, read and masked off),
+ * and the rest one by one; but up to four 4-byte suffixes (a top node
+ * above a few children: its 64 bytes hold no block of sixteen) in one
+ * vector.  Callers pass @w and @how as constants: each use compiles to
+ * one width's code.
  */
+enum rt_sfx_how { RT_SFX_EXACT, RT_SFX_DIGIT, RT_SFX_BOTH };
+
 #ifdef __SSE2__
 static inline __attribute__((always_inline)) __m128i rt_sse_set1(unsigned int w,
 								  unsigned long x)
@@ -97,26 +101,19 @@ static inline __attribute__((always_inline)) __m128i rt_sse_set1(unsigned int w,
 			: _mm_set1_epi32((int)x);
 }
 
-static inline __attribute__((always_inline)) __m128i
-rt_sse_cmpeq(const unsigned char *p, unsigned int w, __m128i want, __m128i mask, bool masked)
+static inline __attribute__((always_inline)) __m128i rt_sse_cmpeq(unsigned int w, __m128i x,
+								   __m128i y)
 {
-	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-
-	if (masked)
-		x = _mm_and_si128(x, mask);
-	return w == 1 ? _mm_cmpeq_epi8(x, want) : w == 2 ? _mm_cmpeq_epi16(x, want)
-							 : _mm_cmpeq_epi32(x, want);
+	return w == 1 ? _mm_cmpeq_epi8(x, y) : w == 2 ? _mm_cmpeq_epi16(x, y) : _mm_cmpeq_epi32(x, y);
 }
 
-/* The bitmap of one block of sixteen suffixes (@w vectors). */
-static inline __attribute__((always_inline)) unsigned int
-rt_sfx16_match(const unsigned char *p, unsigned int w, __m128i want, __m128i mask, bool masked)
+/* One bit per entry of the @nv vectors of compares @r: a block of
+ * sixteen entries (@nv == @w), or one vector of 4-byte suffixes. */
+static inline __attribute__((always_inline)) unsigned long
+rt_sse_bits(unsigned int w, unsigned int nv, const __m128i *r)
 {
-	__m128i r[4];
-
-#pragma GCC unroll 4
-	for (unsigned int j = 0; j < w; j++)
-		r[j] = rt_sse_cmpeq(p + 16 * j, w, want, mask, masked);
+	if (nv == 1 && w == 4)
+		return (unsigned int)_mm_movemask_ps(_mm_castsi128_ps(r[0]));
 	if (w == 1)
 		return (unsigned int)_mm_movemask_epi8(r[0]);
 	if (w == 2)
@@ -124,45 +121,80 @@ rt_sfx16_match(const unsigned char *p, unsigned int w, __m128i want, __m128i mas
 	return (unsigned int)_mm_movemask_epi8(
 		_mm_packs_epi16(_mm_packs_epi32(r[0], r[1]), _mm_packs_epi32(r[2], r[3])));
 }
+
+/* rt_sfx_match() of the @nv vectors at @p. */
+static inline __attribute__((always_inline)) unsigned long
+rt_sfx_vec_match(const unsigned char *p, unsigned int w, unsigned int nv, __m128i want,
+		 __m128i mask, __m128i want_digit, enum rt_sfx_how how, unsigned long *same_digit)
+{
+	__m128i r[4], d[4];
+
+#pragma GCC unroll 4
+	for (unsigned int j = 0; j < nv; j++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p + j);
+
+		if (how != RT_SFX_DIGIT)
+			r[j] = rt_sse_cmpeq(w, x, want);
+		if (how != RT_SFX_EXACT)
+			d[j] = rt_sse_cmpeq(w, _mm_and_si128(x, mask), want_digit);
+	}
+	if (how == RT_SFX_DIGIT)
+		return rt_sse_bits(w, nv, d);
+	if (how == RT_SFX_BOTH)
+		*same_digit = rt_sse_bits(w, nv, d);
+	return rt_sse_bits(w, nv, r);
+}
 #endif
 
 static inline __attribute__((always_inline)) unsigned long
 rt_sfx_match(const struct rt_cnode *node, unsigned int w, unsigned int n, unsigned long value,
-	     unsigned long mask, bool masked)
+	     unsigned long mask, enum rt_sfx_how how, unsigned long *same_digit)
 {
-	unsigned long bits = 0;
+	unsigned long bits = 0, dbits = 0, low = n < RT_BITS_PER_LONG ? (1UL << n) - 1 : ~0UL;
 	unsigned int i = 0;
 
-	if (masked)
-		value &= mask;
 #ifdef __SSE2__
 	{
 		__m128i want = rt_sse_set1(w, value), k = rt_sse_set1(w, mask);
+		__m128i want_digit = rt_sse_set1(w, value & mask);
+		unsigned int room, stop;
 
 		/* A block of 4-byte suffixes may not fit a small node; one
 		 * vector does (a C node's entry area is wider). */
 		_Static_assert(RT_NODE_ALIGN - RT_C_HEADER >= 16, "a vector fits any C node");
-		if (w == 4 && n <= 4)
-			return (unsigned long)_mm_movemask_ps(_mm_castsi128_ps(
-				       rt_sse_cmpeq(node->data, w, want, k, masked))) &
-			       ((1UL << n) - 1);
+		if (w == 4 && n <= 4) {
+			bits = rt_sfx_vec_match(node->data, w, 1, want, k, want_digit, how, &dbits);
+			if (how == RT_SFX_BOTH)
+				*same_digit = dbits & low;
+			return bits & low;
+		}
 		/* Blocks start below both bounds: holding an entry, inside the node. */
-		unsigned int room = (unsigned int)(rt_cnode_bytes(node) - RT_C_HEADER) / w;
-		unsigned int stop = room > 15 ? (n < room - 15 ? n : room - 15) : 0;
+		room = (unsigned int)(rt_cnode_bytes(node) - RT_C_HEADER) / w;
+		stop = room > 15 ? (n < room - 15 ? n : room - 15) : 0;
+		for (; i < stop; i += 16) {
+			unsigned long d = 0;
 
-		for (; i < stop; i += 16)
-			bits |= (unsigned long)rt_sfx16_match(node->data + (size_t)i * w, w, want, k,
-							      masked)
+			bits |= rt_sfx_vec_match(node->data + (size_t)i * w, w, w, want, k,
+						 want_digit, how, &d)
 				<< i;
-		if (n < RT_BITS_PER_LONG)
-			bits &= (1UL << n) - 1;
+			dbits |= d << i;
+		}
+		bits &= low;
+		dbits &= low;
 	}
 #endif
 	for (; i < n; i++) {
 		unsigned long sfx = rt_sfx_get(node, w, i);
 
-		bits |= (unsigned long)(((masked ? sfx & mask : sfx) == value)) << i;
+		if (how == RT_SFX_DIGIT)
+			bits |= (unsigned long)((sfx & mask) == (value & mask)) << i;
+		else
+			bits |= (unsigned long)(sfx == value) << i;
+		if (how == RT_SFX_BOTH)
+			dbits |= (unsigned long)((sfx & mask) == (value & mask)) << i;
 	}
+	if (how == RT_SFX_BOTH)
+		*same_digit = dbits;
 	return bits;
 }
 
@@ -342,28 +374,47 @@ static inline int rt_cnode_first_live(const struct radix_tree_root *root, void *
  * digit; live entries never share a digit with a child, so at most one
  * candidate is live.  Only candidates' slots are loaded; a tombstone is
  * passed over (the key may have been appended again further on).
- * Suffixes of 1, 2 or 4 bytes are scanned (rt_cnode_find_scan()): once for
- * the exact suffix, and a second time under the digit's mask only when no
- * exact entry is live and the node has children.
+ * Suffixes of 1, 2 or 4 bytes are scanned (rt_cnode_find_scan()) by what
+ * the node was built with (its count of children): items only, for the
+ * exact suffix; children only, under the digit's mask; mostly children,
+ * both in one pass; mostly items, for the exact suffix, then under the
+ * digit's mask if no exact entry is live.
  */
 static inline __attribute__((always_inline)) int
 rt_cnode_find_scan(const struct radix_tree_root *root, const struct rt_cnode *node,
 		   unsigned int w, unsigned int level, unsigned long sfx, void **found)
 {
 	unsigned int n = root ? node->next : rt_cnode_next_rcu(node);
+	unsigned int children = node->children;
 	void **slots = rt_cnode_slots_w(node, w);
-	unsigned long exact = rt_sfx_match(node, w, n, sfx, 0, false), children;
-	int pos = rt_cnode_first_live(root, slots, exact, found);
+	unsigned long digit_mask, exact, others;
+	int pos;
 
-	if (pos >= 0 || !level)  /* a leaf holds items only */
-		return pos;
-	children = rt_ctag_bits(rt_cnode_tags_w(node, w), n, RT_CTAG_CHILD_BIT) & ~exact;
-	if (!children)
-		return -1;
-	return rt_cnode_first_live(
-		root, slots,
-		children & rt_sfx_match(node, w, n, sfx, ~rt_level_maxindex(level - 1), true),
-		found);
+	if (!children)  /* items only: a leaf, or a node built without children */
+		return rt_cnode_first_live(
+			root, slots, rt_sfx_match(node, w, n, sfx, 0, RT_SFX_EXACT, NULL), found);
+	digit_mask = ~rt_level_maxindex(level - 1);
+	if (children == n)  /* children only: at most one shares the digit */
+		return rt_cnode_first_live(
+			root, slots, rt_sfx_match(node, w, n, sfx, digit_mask, RT_SFX_DIGIT, NULL),
+			found);
+	if (2 * children >= n) {
+		/* Mostly children: the two bitmaps in one pass. */
+		exact = rt_sfx_match(node, w, n, sfx, digit_mask, RT_SFX_BOTH, &others);
+		pos = rt_cnode_first_live(root, slots, exact, found);
+		if (pos >= 0)
+			return pos;
+	} else {
+		/* Mostly items: the exact one, usually. */
+		exact = rt_sfx_match(node, w, n, sfx, 0, RT_SFX_EXACT, NULL);
+		pos = rt_cnode_first_live(root, slots, exact, found);
+		if (pos >= 0)
+			return pos;
+		others = rt_sfx_match(node, w, n, sfx, digit_mask, RT_SFX_DIGIT, NULL);
+	}
+	/* Sharing the digit but not the suffix: a child of the digit, if any. */
+	others &= ~exact & rt_ctag_bits(rt_cnode_tags_w(node, w), n, RT_CTAG_CHILD_BIT);
+	return rt_cnode_first_live(root, slots, others, found);
 }
 
 static inline __attribute__((always_inline)) int

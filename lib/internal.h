@@ -58,7 +58,8 @@
  *              used: positions [0, next) were written, in append order),
  *              sorted (positions [0, sorted) are in key order: a copy
  *              writes its entries sorted, and an append whose suffix
- *              exceeds every earlier one extends the run)
+ *              exceeds every earlier one extends the run), children
+ *              (child entries built with: tells lookups what to match)
  *      sfx[i]  entry i's key suffix: index & maxindex(level), in 1, 2, 4 or
  *              8 bytes (rt_sfx_width(level)).  An item entry matches the
  *              key whose suffix it is.  A child entry holds the child's key
@@ -202,7 +203,8 @@ struct rt_cnode {
 			      * suffixes; never above next, never lowered.
 			      * W: tree lock, before next; R: relaxed, then
 			      * clamped to the next the reader loaded */
-	uint8_t pad_;
+	uint8_t children;    /* child entries it was built with (appends add
+			      * items only): set while private, read-only after */
 	union {
 		struct rcu_head rcu;      /* once unlinked: call_rcu */
 		struct rt_retired retired; /* before that, under the tree lock */

@@ -271,6 +271,7 @@ rt_cnode_put(struct rt_cnode *node, unsigned int w, unsigned int k, unsigned lon
 	rt_sfx_put(node, w, k, sfx);
 	rt_cnode_tags_w(node, w)[k] = (uint8_t)tag_byte;
 	rt_cnode_slots_w(node, w)[k] = entry;
+	node->children += (uint8_t)(tag_byte >> RT_CTAG_CHILD_BIT);
 }
 
 /* Write @ents (sorted) into the entries of the private C node @node,

@@ -1719,3 +1719,147 @@ Test(basic, guessed_search_of_8_byte_suffixes_finds_the_lower_bound)
 	cr_assert_gt(checked, 0, "some level has 8-byte suffixes");
 	cr_log_info("%lu searches checked", checked);
 }
+
+/* C nodes above the leaves by what a lookup matches in them (4-byte and
+ * narrower suffixes: wider ones are searched, not scanned). */
+struct scan_kinds {
+	unsigned long items_only, children_only, mostly_children, mostly_items;
+};
+
+static void count_scan_kinds(const void *entry, struct scan_kinds *k)
+{
+	if (!rt_is_internal(entry))
+		return;
+	if (!rt_entry_compact(entry)) {
+		struct rt_node *node = rt_entry_node(entry);
+
+		for (unsigned int i = 0; i < RT_MAP_SIZE; i++)
+			count_scan_kinds(rt_entry_rcu(node->slots[i]), k);
+		return;
+	}
+	struct rt_cnode *node = rt_entry_cnode(entry);
+	unsigned int n = rt_cnode_next_rcu(node), c = node->children;
+
+	if (node->level && rt_sfx_width(node->level) < 8) {
+		if (!c)
+			k->items_only++;
+		else if (c == n)
+			k->children_only++;
+		else if (2 * c >= n)
+			k->mostly_children++;
+		else
+			k->mostly_items++;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		count_scan_kinds(rt_entry_rcu(rt_cnode_slots(node)[i]), k);
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A lookup in a C node above the leaves matches by what the node was built
+ * with: items only (the exact suffix), children only (the digit), mostly
+ * children (both in one pass), mostly items (the exact suffix, then the
+ * digit).  Batches of runs of 64 keys at random bases below 2^40 and of
+ * uniform 32-bit keys, each inserted in random order, build nodes of all
+ * four kinds, some only for a while: batches are added until each kind has
+ * been there after one (a few suffice; at most MAX_BATCHES).  After each
+ * batch that shows a kind not seen before, every key is found, and keys
+ * with one of their 41 low bits flipped (the same node's digits, another
+ * suffix or another path below) are found exactly when present.
+ */
+enum { LM_BATCH = 4096, LM_MAX_BATCHES = 32, LM_PROBED = 4096 };
+static unsigned long lm_keys[LM_BATCH * LM_MAX_BATCHES], lm_sorted[LM_BATCH * LM_MAX_BATCHES];
+static struct titem *lm_items[LM_BATCH * LM_MAX_BATCHES];
+
+/* The kinds (bit 0: items only, 1: children only, 2: mostly children,
+ * 3: mostly items) the tree's nodes have now. */
+static unsigned int scan_kinds_now(void)
+{
+	struct scan_kinds k = { 0 };
+
+	urcu_memb_read_lock();
+	count_scan_kinds(rcu_dereference(tree.rnode), &k);
+	urcu_memb_read_unlock();
+	cr_log_info("items only %lu, children only %lu, mostly children %lu, mostly items %lu",
+		    k.items_only, k.children_only, k.mostly_children, k.mostly_items);
+	return (k.items_only ? 1U : 0) | (k.children_only ? 2U : 0) |
+	       (k.mostly_children ? 4U : 0) | (k.mostly_items ? 8U : 0);
+}
+
+static void add_keys_shuffled(struct t_rng *rng, unsigned long *keys, struct titem **items,
+			      unsigned int n, bool runs)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		keys[i] = runs && i % 64 ? keys[i - 1] + 1
+					 : t_rand_below(rng, runs ? 1UL << 40 : 1UL << 32);
+	for (i = n - 1; i > 0; i--) {
+		unsigned int j = (unsigned int)t_rand_below(rng, i + 1);
+		unsigned long t = keys[i];
+
+		keys[i] = keys[j];
+		keys[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		urcu_memb_read_lock();
+		items[i] = radix_tree_lookup(&tree, keys[i]);  /* runs may overlap */
+		urcu_memb_read_unlock();
+		items[i] = items[i] ? NULL : t_insert_new(&tree, keys[i]);
+	}
+}
+
+/* The first @n keys are found, and probes next to them exactly when present. */
+static void check_lookups_near(struct t_rng *rng, unsigned int n)
+{
+	unsigned int i, b;
+
+	memcpy(lm_sorted, lm_keys, n * sizeof(lm_keys[0]));
+	qsort(lm_sorted, n, sizeof(lm_sorted[0]), cmp_ulong);
+	urcu_memb_read_lock();
+	for (i = 0; i < n; i++)
+		cr_assert(titem_ok(radix_tree_lookup(&tree, lm_keys[i]), lm_keys[i]), "key %#lx",
+			  lm_keys[i]);
+	for (i = 0; i < LM_PROBED; i++) {
+		unsigned long key = lm_keys[t_rand_below(rng, n)];
+
+		for (b = 0; b <= 40; b++) {
+			unsigned long k = key ^ (1UL << b);
+			bool present =
+				bsearch(&k, lm_sorted, n, sizeof(lm_sorted[0]), cmp_ulong) != NULL;
+			void *p = radix_tree_lookup(&tree, k);
+
+			cr_assert(present ? titem_ok(p, k) : p == NULL, "key %#lx", k);
+		}
+	}
+	urcu_memb_read_unlock();
+}
+
+Test(basic, lookups_match_by_what_a_node_was_built_with)
+{
+	struct t_rng rng;
+	unsigned int i, n = 0, seen = 0, now;
+
+	t_rng_init(&rng, "lookups_match_by_what_a_node_was_built_with");
+	do {
+		add_keys_shuffled(&rng, lm_keys + n, lm_items + n, LM_BATCH,
+				  n % (2 * LM_BATCH) == 0);
+		n += LM_BATCH;
+		t_verify(&tree);
+		now = scan_kinds_now();
+		if (now & ~seen)
+			check_lookups_near(&rng, n);
+		seen |= now;
+	} while (seen != 0xf && n < LM_BATCH * LM_MAX_BATCHES);
+	cr_assert_eq(seen, 0xf, "%u keys built nodes of kinds %#x only", n, seen);
+	for (i = 0; i < n; i++)
+		if (lm_items[i])
+			t_delete(&tree, lm_keys[i], lm_items[i]);
+	t_finish(&tree);
+}
