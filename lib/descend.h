@@ -337,10 +337,22 @@ rt_cnode_find_w8(const struct radix_tree_root *root, const struct rt_cnode *node
 	void **slots = rt_cnode_slots_w(node, 8);
 
 	p = s ? rt_w8_lower_bound(sfxs, s, sfx, level) : 0;
-
-	for (i = p > 0 ? p - 1 : 0; i <= p && i < s; i++)
-		if (rt_w8_candidate(root, sfxs, tags, slots, i, sfx, mask, found))
-			return (int)i;
+	if (!node->children) {
+		/* Items only: in the run, the exact entry is at the bound. */
+		if (p < s && sfxs[p] == sfx && rt_w8_candidate(root, sfxs, tags, slots, p, sfx, 0, found))
+			return (int)p;
+		for (i = s; i < n; i++)
+			if (sfxs[i] == sfx && rt_w8_candidate(root, sfxs, tags, slots, i, sfx, 0, found))
+				return (int)i;
+		return -1;
+	}
+	/* The exact entry, or a child of the digit stored with a larger
+	 * prefix, is at the bound; a child stored with a smaller one just
+	 * before it. */
+	if (p < s && rt_w8_candidate(root, sfxs, tags, slots, p, sfx, mask, found))
+		return (int)p;
+	if (p > 0 && rt_w8_candidate(root, sfxs, tags, slots, p - 1, sfx, mask, found))
+		return (int)p - 1;
 	for (i = s; i < n; i++)
 		if (rt_w8_candidate(root, sfxs, tags, slots, i, sfx, mask, found))
 			return (int)i;
