@@ -85,9 +85,9 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
  * returned, the others in *@same_digit).  Where SSE2 is there: sixteen
  * entries at a time, for every block that lies inside the node (the bytes
  * after the last entry are other arrays of the node, read and masked off),
- * and the rest one by one; but up to four 4-byte suffixes (a top node
- * above a few children: its 64 bytes hold no block of sixteen) in one
- * vector.  Callers pass @w and @how as constants: each use compiles to
+ * and the rest one by one; but the 4-byte suffixes of a node of one line
+ * (a top node above a few children: it holds no block of sixteen, and
+ * at most three entries) in one vector.  Callers pass @w and @how as constants: each use compiles to
  * one width's code.
  */
 enum rt_sfx_how { RT_SFX_EXACT, RT_SFX_DIGIT, RT_SFX_BOTH };
@@ -159,17 +159,19 @@ rt_sfx_match(const struct rt_cnode *node, unsigned int w, unsigned int n, unsign
 		__m128i want_digit = rt_sse_set1(w, value & mask);
 		unsigned int room, stop;
 
-		/* A block of 4-byte suffixes may not fit a small node; one
-		 * vector does (a C node's entry area is wider). */
+		room = (unsigned int)(rt_cnode_bytes(node) - RT_C_HEADER) / w;
+		/* No block of sixteen 4-byte suffixes fits a node of one line;
+		 * its entries fit one vector.  Decided by the node's size, not
+		 * by @n: a size class is a branch predicted more often. */
 		_Static_assert(RT_NODE_ALIGN - RT_C_HEADER >= 16, "a vector fits any C node");
-		if (w == 4 && n <= 4) {
+		if (w == 4 && room < 16) {
+			rt_assert(n <= 4);
 			bits = rt_sfx_vec_match(node->data, w, 1, want, k, want_digit, how, &dbits);
 			if (how == RT_SFX_BOTH)
 				*same_digit = dbits & low;
 			return bits & low;
 		}
 		/* Blocks start below both bounds: holding an entry, inside the node. */
-		room = (unsigned int)(rt_cnode_bytes(node) - RT_C_HEADER) / w;
 		stop = room > 15 ? (n < room - 15 ? n : room - 15) : 0;
 		for (; i < stop; i += 16) {
 			unsigned long d = 0;
