@@ -87,8 +87,8 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
  * after the last entry are other arrays of the node, read and masked off),
  * and the rest one by one; but the 4-byte suffixes of a node of one line
  * (a top node above a few children: it holds no block of sixteen, and
- * at most three entries) in one vector.  Callers pass @w and @how as constants: each use compiles to
- * one width's code.
+ * at most three entries) in one vector.  Callers pass @w and @how as
+ * constants: each use compiles to one width's code.
  */
 enum rt_sfx_how { RT_SFX_EXACT, RT_SFX_DIGIT, RT_SFX_BOTH };
 
