@@ -1768,7 +1768,7 @@ static int cmp_ulong(const void *a, const void *b)
  * digit).  Batches of runs of 64 keys at random bases below 2^40 and of
  * uniform 32-bit keys, each inserted in random order, build nodes of all
  * four kinds, some only for a while: batches are added until each kind has
- * been there after one (a few suffice; at most MAX_BATCHES).  After each
+ * been there after one (a few suffice; at most LM_MAX_BATCHES).  After each
  * batch that shows a kind not seen before, every key is found, and keys
  * with one of their 41 low bits flipped (the same node's digits, another
  * suffix or another path below) are found exactly when present.
