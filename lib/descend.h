@@ -387,7 +387,8 @@ static inline int rt_cnode_first_live(const struct radix_tree_root *root, void *
  * stored with that prefix), then the children (kind bits) that share its
  * digit; live entries never share a digit with a child, so at most one
  * candidate is live.  Only candidates' slots are loaded; a tombstone is
- * passed over (the key may have been appended again further on).
+ * passed over (a child's tombstone may share the suffix of an item
+ * appended further on).
  * Suffixes of 1, 2 or 4 bytes are scanned (rt_cnode_find_scan()) by what
  * the node was built with (its count of children): items only, for the
  * exact suffix; children only, under the digit's mask; mostly children,

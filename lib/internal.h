@@ -76,12 +76,14 @@
  *              bits below the child's span are not necessarily zero), so
  *              the suffixes of live entries sort as their ranges do.
  *
- *      Positions are never reused: a deleted entry stays a tombstone until
- *      the node is copied (to another class, compacted, or with a group of
- *      its items moved into a new child) or, a top node of items only, has
- *      its items taken by a new top when the tree grows; the new node sorts
- *      its entries by key.  Live entries never share a digit at the node's
- *      level with a child entry, and child entries never share one either.
+ *      A position serves one key only: a deleted entry stays a tombstone
+ *      (an insert of the item's key puts an item back in its slot, as a
+ *      full leaf does: rt_cnode_refill()) until the node is copied (to
+ *      another class, compacted, or with a group of its items moved into a
+ *      new child) or, a top node of items only, has its items taken by a
+ *      new top when the tree grows; the new node sorts its entries by key.
+ *      Live entries never share a digit at the node's level with a child
+ *      entry, and child entries never share one either.
  *      A node so replaced is retired: marked dead, then its item slots
  *      emptied, so that a reader that finds NULL checks "dead" and looks
  *      again from the root (rt_descend).
@@ -618,6 +620,7 @@ enum rt_transition {
 	RT_TR_UNLINK,       /* an emptied node unlinked */
 	RT_TR_BRIDGE,       /* a compressed child hung from a full node by a bridge */
 	RT_TR_GROW_ABSORB,  /* a new top node that took the old top's items */
+	RT_TR_REFILL,       /* an item put back at its key's tombstone in place */
 	RT_TR_COUNT
 };
 

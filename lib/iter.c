@@ -348,8 +348,8 @@ static enum rt_cfind rt_cnode_next_scan(struct rt_cnode *node, unsigned long bas
  * The scan of the appended tail [@s, @n) for one suffix width: the wanted
  * entry (a position of @want: all, or those whose tag bit is set) with the
  * smallest suffix from @key on (@above), and the wanted child with the
- * largest suffix below it (@below).  Ties go to the later position (a key
- * appended again after its tombstone).
+ * largest suffix below it (@below).  Ties go to the later position (a
+ * child's tombstone, then an item of the key the child was stored with).
  */
 #define RT_CNODE_TAIL_SCAN(type)                                                       \
 	do {                                                                           \
@@ -810,7 +810,8 @@ static inline void rt_gang_store(void **items, void ***slots, unsigned long *ind
  * The positions of C node @node (@n entries, sorted run [0, @s)) to emit
  * after the sorted run's: those of the appended tail whose suffix is
  * >= @key and that are wanted (@want), in key order; a later position
- * first among equal suffixes (a key appended again after its tombstone).
+ * first among equal suffixes (a child's tombstone, then an item of the key
+ * the child was stored with).
  * Returns how many.
  */
 #define RT_TAIL_SORT(type)                                                             \
@@ -872,8 +873,8 @@ static unsigned long rt_gang_cnode(struct radix_tree_iter *iter, int tag, void *
  * after the keys already passed is collected in place, from its first
  * key, as the engine would hand it over (rt_chunk_node()).  Keys only
  * ascend: an item whose key is not above the last one collected, or a
- * child whose range ends below it, is passed over (two live entries for
- * one key: a delete and a re-append seen at different moments).  Stops
+ * child whose range ends below it, is passed over, so that the results
+ * stay in key order whatever writers do between two loads.  Stops
  *  - at @max;
  *  - before any other child: the walk goes on at its first key (in the
  *    node);

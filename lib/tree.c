@@ -737,6 +737,83 @@ static void rt_cnode_append(struct radix_tree_root *root, struct rt_cnode *node,
 	rt_transition(RT_TR_APPEND);
 }
 
+/* The positions below @n of C node @node whose 8-byte suffix is @sfx. */
+static unsigned long rt_sfx_match_w8(const struct rt_cnode *node, unsigned int n,
+				     unsigned long sfx)
+{
+	const uint64_t *sfxs = (const uint64_t *)(const void *)node->data;
+	unsigned long bits = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		bits |= (unsigned long)(sfxs[i] == sfx) << i;
+	return bits;
+}
+
+/*
+ * The tombstone of C node @node that last held an item of suffix @sfx, or
+ * -1.  A child's tombstone does not count: a child entry stays one while
+ * it lives (lookups tell the kinds apart by the kind bit alone).
+ */
+static int rt_cnode_item_tombstone(const struct radix_tree_root *root,
+				   const struct rt_cnode *node, unsigned long sfx)
+{
+	unsigned int w = rt_sfx_width(node->level), n = node->next, i;
+	void **slots = rt_cnode_slots_w(node, w);
+	const uint8_t *tags = rt_cnode_tags_w(node, w);
+	unsigned long same;
+
+	switch (w) {
+	case 1:
+		same = rt_sfx_match(node, 1, n, sfx, 0, RT_SFX_EXACT, NULL);
+		break;
+	case 2:
+		same = rt_sfx_match(node, 2, n, sfx, 0, RT_SFX_EXACT, NULL);
+		break;
+	case 4:
+		same = rt_sfx_match(node, 4, n, sfx, 0, RT_SFX_EXACT, NULL);
+		break;
+	default:
+		same = rt_sfx_match_w8(node, n, sfx);
+		break;
+	}
+	for (; same; same &= ~(1UL << i)) {
+		i = RT_BITS_PER_LONG - 1 - (unsigned int)__builtin_clzl(same);
+		if (!(tags[i] & RT_CTAG_CHILD) && !rt_entry_locked(root, slots[i]))
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * Put @item (suffix @sfx) back in its key's item tombstone in C node
+ * @node, if there is one, as a full leaf takes a key back in its slot
+ * (out of line: only nodes with tombstones call it).  The suffix, the
+ * kind bit and the place in the sorted run are the key's already, and the
+ * tag bits were cleared with the item.  No entry is added, so no reader's
+ * count or sorted run changes; a reader that loads the slot finds NULL
+ * (absent) or the new item.
+ * Return: true if the item went back in place, false if @node holds no
+ * tombstone of its key.
+ */
+static __attribute__((noinline)) bool rt_cnode_refill(struct radix_tree_root *root,
+						       struct rt_cnode *node, unsigned long sfx,
+						       void *item)
+{
+	int pos = rt_cnode_item_tombstone(root, node, sfx);
+
+	if (pos < 0)
+		return false;
+	rt_assert_locked(root);
+	rt_assert((rt_cnode_tags(node)[pos] & (RT_CTAG_MASK | RT_CTAG_CHILD)) == 0);
+	/* Publish: release, so that a reader that loads the item sees it
+	 * initialised (the slot itself is what readers test). */
+	rt_publish(rt_cnode_slots(node)[pos], item);
+	node->live++;
+	rt_transition(RT_TR_REFILL);
+	return true;
+}
+
 /* Publish @entry, a copy of @path's last node, in that node's place, and
  * retire the old node. */
 static void rt_copy_publish(struct radix_tree_root *root, struct rt_path *path, void *entry)
@@ -1126,9 +1203,14 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 		break;
 	case RT_END_ABSENT: {
 		struct rt_cnode *node = rt_entry_cnode(leaf->entry);
+		unsigned long sfx = index & rt_level_maxindex(node->level);
 
+		/* A key deleted from this node comes back to its tombstone:
+		 * no entry spent, no copy of a full node. */
+		if (caa_unlikely(node->live < node->next) && rt_cnode_refill(root, node, sfx, item))
+			break;
 		if (node->next < node->cap) {
-			rt_cnode_append(root, node, index & rt_level_maxindex(node->level), item);
+			rt_cnode_append(root, node, sfx, item);
 			break;
 		}
 		if (rt_insert_copy(root, &path, index, item))
@@ -1218,7 +1300,8 @@ static void rt_step_clear(struct radix_tree_root *root, const struct rt_path_ste
 	if (rt_entry_compact(step->entry)) {
 		struct rt_cnode *node = rt_entry_cnode(step->entry);
 
-		/* Unpublish: the position becomes a tombstone, never reused. */
+		/* Unpublish: the position becomes a tombstone, which only
+		 * its key may fill again (rt_cnode_refill()). */
 		rt_publish(rt_cnode_slots(node)[step->pos], NULL);
 		node->live--;
 	} else {

@@ -4,6 +4,7 @@
  * on keys at the edges of nodes, levels and the key space.
  */
 #include "helpers.h"
+#include "descend.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -1310,7 +1311,7 @@ Test(basic, every_transition_is_reached)
 		"append", "new node", "grow root", "copy", "leaf to full", "inner to full",
 		"demote", "demote twice", "demote for a full node", "demote pairs", "split",
 		"split to full", "shrink", "unlink",
-		"bridge", "grow absorbing the top",
+		"bridge", "grow absorbing the top", "refill",
 	};
 	unsigned long before[RT_TR_COUNT], keys[4096 + 2000 + 8];
 	struct titem *items[4096 + 2000 + 8];
@@ -1336,6 +1337,9 @@ Test(basic, every_transition_is_reached)
 	for (unsigned long i = 0; i < 70; i++)
 		items[i] = t_insert_new(&tree, 0x5a5a5a5a5a5a0000UL | (i * 0x3b1UL & 0xffffUL));
 	t_verify(&tree);
+	/* A key deleted and inserted again: back in its tombstone. */
+	t_delete(&tree, 0x5a5a5a5a5a5a0000UL | (5 * 0x3b1UL & 0xffffUL), items[5]);
+	items[5] = t_insert_new(&tree, 0x5a5a5a5a5a5a0000UL | (5 * 0x3b1UL & 0xffffUL));
 	for (unsigned long i = 0; i < 70; i++)
 		t_delete(&tree, 0x5a5a5a5a5a5a0000UL | (i * 0x3b1UL & 0xffffUL), items[i]);
 	/* A compact top holding items only, outgrown: the new top takes its
@@ -1414,6 +1418,125 @@ Test(basic, a_demoting_copy_keeps_room_for_four_appends)
 	t_finish(&tree);
 }
 #endif
+
+/* The C node holding @key's entry (the last node of its descent). */
+static struct rt_cnode *cnode_of(unsigned long key)
+{
+	struct rt_path path;
+	void *entry;
+
+	radix_tree_lock(&tree);
+	rt_descend(&tree, key, &path, NULL);
+	entry = path.depth ? rt_path_leaf(&path)->entry : NULL;
+	radix_tree_unlock(&tree);
+	cr_assert(entry && rt_entry_compact(entry), "key %#lx: no compact node", key);
+	return rt_entry_cnode(entry);
+}
+
+/*
+ * A key deleted from a compact node and inserted again goes back to its
+ * tombstone, as in a full leaf: the slot found under the lock before the
+ * delete holds the new item, no entry is spent and no node allocated, and
+ * a node with no room left is not copied for it (the next new key is);
+ * the new item bears none of the old one's tags.
+ */
+Test(basic, a_deleted_key_goes_back_to_its_tombstone)
+{
+	const unsigned long k = 0x5a5a5a5a5a5a0000UL;
+	unsigned long before[RT_TR_COUNT], j, n = 0;
+	struct titem *items[RT_C_MAX_ENTRIES + 1], *old;
+	struct rcuradix_stats st0, st1;
+	struct rt_cnode *node;
+	void **slot;
+
+	/* Keys one apart from k: items sharing every digit, appended in
+	 * place to one node until it has no room left. */
+	items[n++] = t_insert_new(&tree, k);
+	node = cnode_of(k);
+	while (node->next < node->cap) {
+		items[n] = t_insert_new(&tree, k + n);
+		n++;
+		cr_assert_eq(cnode_of(k), node, "the node was copied at %lu items", n);
+	}
+	cr_assert_gt(n, 1);
+	radix_tree_tag_set(&tree, k + 1, 2);
+	radix_tree_lock(&tree);
+	slot = radix_tree_lookup_slot(&tree, k + 1);
+	radix_tree_unlock(&tree);
+	cr_assert_eq(*slot, items[1]);
+	memcpy(before, rt_transitions, sizeof(before));
+	rcuradix_thread_cache_flush();
+	cr_assert_eq(rcuradix_get_stats(&st0, sizeof(st0)), 0);
+	old = items[1];
+	t_delete(&tree, k + 1, old);
+	cr_assert_null(*slot, "the deleted item's slot still holds it");
+	items[1] = t_insert_new(&tree, k + 1);
+	cr_assert_eq(rcuradix_get_stats(&st1, sizeof(st1)), 0);
+	cr_assert_eq(st1.nodes_allocated, st0.nodes_allocated, "a node was allocated");
+	cr_assert_eq(rt_transitions[RT_TR_REFILL] - before[RT_TR_REFILL], 1);
+	cr_assert_eq(rt_transitions[RT_TR_APPEND] - before[RT_TR_APPEND], 0);
+	cr_assert_eq(rt_transitions[RT_TR_COPY] - before[RT_TR_COPY], 0);
+	cr_assert_eq(cnode_of(k), node, "the full node was copied for a key it had");
+	cr_assert_eq(node->next, node->cap, "an entry was spent");
+	cr_assert_eq(*slot, items[1], "the old slot does not hold the key's new item");
+	radix_tree_lock(&tree);
+	cr_assert_eq(radix_tree_lookup_slot(&tree, k + 1), slot);
+	radix_tree_unlock(&tree);
+	cr_assert_eq(radix_tree_tag_get(&tree, k + 1, 2), 0, "the new item bears the old tag");
+	cr_assert_eq(radix_tree_tagged(&tree, 2), 0);
+	t_verify(&tree);
+	/* A new key does need room: the node is copied. */
+	memcpy(before, rt_transitions, sizeof(before));
+	items[n] = t_insert_new(&tree, k + n);
+	n++;
+	cr_assert_eq(rt_transitions[RT_TR_REFILL] - before[RT_TR_REFILL], 0);
+	cr_assert_neq(cnode_of(k), node, "a full node took a new key in place");
+	t_verify(&tree);
+	for (j = 0; j < n; j++)
+		t_delete(&tree, k + j, items[j]);
+	t_finish(&tree);
+}
+
+/*
+ * The tombstone of a child entry is not filled by an item of the key the
+ * child was stored with: an entry's kind never changes while it lives
+ * (lookups tell items from children by the kind bit alone).  A full leaf
+ * of keys 0..RT_MAP_SIZE-1 under a compact top grown above it by a far
+ * key; the leaf emptied and unlinked (the top keeps a child's tombstone
+ * for prefix 0), then the leaf's keys inserted again.
+ */
+Test(basic, a_childs_tombstone_is_not_refilled)
+{
+	const unsigned long far = 1UL << (5 * RT_MAP_SHIFT);
+	unsigned long before[RT_TR_COUNT], key;
+	struct titem *items[RT_MAP_SIZE], *far_item;
+	unsigned int i, child_tombs = 0;
+	struct rt_cnode *top;
+	const uint8_t *tags;
+	void **slots;
+
+	for (key = 0; key < RT_MAP_SIZE; key++)
+		items[key] = t_insert_new(&tree, key);
+	far_item = t_insert_new(&tree, far);
+	for (key = 0; key < RT_MAP_SIZE; key++)
+		t_delete(&tree, key, items[key]);
+	top = cnode_of(far);
+	tags = rt_cnode_tags(top);
+	slots = rt_cnode_slots(top);
+	for (i = 0; i < top->next; i++)
+		child_tombs += (tags[i] & RT_CTAG_CHILD) && !slots[i];
+	cr_assert_eq(child_tombs, 1, "the top holds %u tombstones of children", child_tombs);
+	memcpy(before, rt_transitions, sizeof(before));
+	for (key = 0; key < RT_MAP_SIZE; key++)
+		items[key] = t_insert_new(&tree, key);
+	cr_assert_eq(rt_transitions[RT_TR_REFILL] - before[RT_TR_REFILL], 0,
+		     "a child's tombstone took an item");
+	t_verify(&tree);
+	for (key = 0; key < RT_MAP_SIZE; key++)
+		t_delete(&tree, key, items[key]);
+	t_delete(&tree, far, far_item);
+	t_finish(&tree);
+}
 
 /* Each of the @n keys @keys holds what @items says (NULL: absent), bearing
  * tag 0 as @tagged says and tag 2 if also its position is odd. */

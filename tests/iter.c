@@ -756,7 +756,9 @@ Test(iter, readers_walk_while_a_writer_reshapes, .timeout = 120)
  * readers look up the run of the last RUN keys, present throughout, over
  * and over, while a writer churns keys just below it in the same node
  * (its appends fill the node, which is then copied): every call must
- * return the whole run.
+ * return the whole run.  The writer inserts only keys not deleted since
+ * the node's last copy: a key deleted and inserted again goes back to its
+ * tombstone, spends no entry, and would never fill the node.
  */
 #define U_RUN 16UL
 #define U_CHURN 24UL  /* keys below the run that the writer inserts and deletes */
@@ -790,8 +792,9 @@ static void *u_reader(void *arg)
 Test(iter, gang_lookup_reaches_ulong_max_while_its_node_is_copied, .timeout = 120)
 {
 	static struct titem *churn[U_CHURN];
+	bool gone[U_CHURN] = { false };  /* deleted since the last copy */
 	struct t_rng rng = { 0x5eed0fULL };
-	unsigned long copies = 0, calls_before;
+	unsigned long copies = 0, calls_before, present = 0;
 	pthread_t readers[2];
 	void *top;
 
@@ -803,19 +806,27 @@ Test(iter, gang_lookup_reaches_ulong_max_while_its_node_is_copied, .timeout = 12
 	top = rcu_dereference(tree.rnode);
 	for (unsigned long op = 0;
 	     op < t_scaled(400000) || uatomic_read(&u_calls) < calls_before + 1000; op++) {
-		unsigned long i = t_rand_below(&rng, U_CHURN);
-		unsigned long key = ULONG_MAX - U_RUN - i;
+		/* Half the churn keys present: a fresh one in, or one out. */
+		bool insert = present <= U_CHURN / 2;
+		unsigned long i = t_rand_below(&rng, U_CHURN), key;
 
-		if (churn[i]) {
+		while (insert ? churn[i] || gone[i] : !churn[i])
+			i = (i + 1) % U_CHURN;
+		key = ULONG_MAX - U_RUN - i;
+		if (insert) {
+			churn[i] = t_insert_new(&tree, key);
+			present++;
+		} else {
 			cr_assert_eq(radix_tree_delete(&tree, key), churn[i]);
 			titem_free_rcu(&urcu_memb_flavor, churn[i]);
 			churn[i] = NULL;
-		} else {
-			churn[i] = t_insert_new(&tree, key);
+			gone[i] = true;
+			present--;
 		}
 		if (rcu_dereference(tree.rnode) != top) {
 			top = rcu_dereference(tree.rnode);
 			copies++;
+			memset(gone, 0, sizeof(gone));
 		}
 	}
 	uatomic_set(&u_stop, 1);
@@ -883,7 +894,7 @@ static struct {
 	unsigned long deaths;       /* the run's compact node copied under the walk */
 	unsigned long nulls;        /* chunk slots read NULL (node copied mid-run) */
 	unsigned long tombs_ahead;  /* keys ahead deleted from the walk's live node */
-	unsigned long reappends;    /* keys ahead deleted, then appended again */
+	unsigned long refills;      /* keys ahead deleted, then put back in place */
 	unsigned long untags_ahead; /* tag 0 cleared on keys ahead */
 } cw_n;
 
@@ -964,9 +975,10 @@ static void cw_check_shape(void)
 
 /*
  * Between two items of a walk at @iter: one to four changes to keys of the
- * span outside the rest of the current chunk.  Mostly inserts (they fill
- * the node until it is copied, positions being never reused); deletes
- * (tombstones) and tag changes of keys that are not stable.
+ * span outside the rest of the current chunk.  Mostly inserts (new keys
+ * fill the node until it is copied; a deleted key goes back to its
+ * tombstone); deletes (tombstones) and tag changes of keys that are not
+ * stable.
  */
 static void cw_edit(const struct radix_tree_iter *iter)
 {
@@ -983,11 +995,11 @@ static void cw_edit(const struct radix_tree_iter *iter)
 		if (ahead && r < end)
 			continue;  /* a key of the current chunk */
 		if (!e && m.n < CW_LIVE_MAX) {
-			unsigned long appends = rt_transitions[RT_TR_APPEND];
+			unsigned long refills = rt_transitions[RT_TR_REFILL];
 
 			add(key, cw_rand(4) != 0);
-			if (ahead && live && cw_deleted[r] && rt_transitions[RT_TR_APPEND] > appends)
-				cw_n.reappends++;
+			if (ahead && live && cw_deleted[r] && rt_transitions[RT_TR_REFILL] > refills)
+				cw_n.refills++;
 		} else if (e && !cw_stable[r]) {
 			if (cw_rand(3)) {
 				cw_delete(key);
@@ -1103,12 +1115,12 @@ static void cw_run(const char *what, bool tagged)
 		t_empty(&tree);
 	}
 	fprintf(stderr, "%s: %lu nodes copied under the walk, %lu slots read NULL, %lu keys "
-		"deleted ahead (%lu appended again), %lu tags cleared ahead\n", what, cw_n.deaths,
-		cw_n.nulls, cw_n.tombs_ahead, cw_n.reappends, cw_n.untags_ahead);
+		"deleted ahead (%lu put back in place), %lu tags cleared ahead\n", what, cw_n.deaths,
+		cw_n.nulls, cw_n.tombs_ahead, cw_n.refills, cw_n.untags_ahead);
 	cr_assert_gt(cw_n.deaths, 0, "no walk saw its node copied");
 	cr_assert_gt(cw_n.nulls, 0, "no walk read a slot emptied by a copy");
 	cr_assert_gt(cw_n.tombs_ahead, 0, "no walk met a tombstone ahead");
-	cr_assert_gt(cw_n.reappends, 0, "no key ahead was deleted and appended again");
+	cr_assert_gt(cw_n.refills, 0, "no key ahead was deleted and put back in place");
 	if (tagged)
 		cr_assert_gt(cw_n.untags_ahead, 0, "no tag was cleared ahead of a walk");
 	t_finish(&tree);
@@ -1118,13 +1130,13 @@ static void cw_run(const char *what, bool tagged)
  * cnode_walk_*: guard a walk that goes on searching in the compact node of
  * its last run while the same thread, between chunks, inserts into that
  * node until it is copied (dead: its item slots read NULL), several times,
- * and deletes keys not yet visited (tombstones, the key possibly appended
- * again at a later position).  Interleavings: the node copied between two
+ * and deletes keys not yet visited (tombstones, the key possibly inserted
+ * again: back in its slot).  Interleavings: the node copied between two
  * runs (the next search must start again from the root, where the copy
  * is); copied in the middle of a run (the run's remaining slots read NULL,
- * then the next search starts from the root); a tombstone or a key
- * appended again ahead of the walk in a live node (the search in the node
- * must pass the tombstone and find the key's live entry).  Every key
+ * then the next search starts from the root); a tombstone ahead of the walk
+ * in a live node, or its key put back in it (the search in the node must
+ * pass the tombstone, or find the key's item).  Every key
  * present throughout is visited exactly once, in ascending order, and
  * reads its item; a key inserted during the walk at most once; a key
  * deleted never after its deletion.
@@ -1528,8 +1540,8 @@ static void st_check_everywhere(unsigned long from, unsigned long to)
  * entries appended after it.  Items: the even keys of a span appended in
  * ascending order (the run grows with them), then odd keys in descending
  * order (a tail that interleaves the run), three run keys deleted
- * (tombstones in the run) and one of them appended again (a tail entry
- * holding a key whose tombstone is in the run), a tail key deleted.  Then
+ * (tombstones in the run) and one of them inserted again (back in its
+ * tombstone, in the run), a tail key deleted.  Then
  * a node of children and items (the run) given items in descending order.
  * From every key, every walk and gang lookup must give the model's keys.
  */

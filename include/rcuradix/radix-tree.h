@@ -43,7 +43,9 @@
  *      holds that key's item or NULL, never an internal pointer; read it
  *      with rcu_dereference().  NULL means the item was deleted, or that a
  *      concurrent writer copied the node holding it (a compact node grew,
- *      was compacted or split): look the key up again.  This is the
+ *      was compacted or split): look the key up again.  A key deleted
+ *      and inserted again in the same node goes back to its slot, as in
+ *      the kernel: a slot held across both holds the new item.  This is the
  *      kernel's speculative pattern as it stands: take a reference on the
  *      item, then check that *slot still holds it; a moved item fails the
  *      check and the caller looks again.  The library's own readers

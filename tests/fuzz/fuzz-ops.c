@@ -637,6 +637,8 @@ struct fz_shape {
 	unsigned int count;      /* its live entries (F: present slots) */
 	unsigned int bridged;    /* its children shaped as bridges (below) */
 	size_t bytes;            /* its size */
+	bool tomb;               /* C, the key absent: it holds a tombstone of an
+				  * item of the key (an insert puts it back) */
 };
 
 /*
@@ -698,6 +700,21 @@ FZ_NO_COVERAGE static void shape_of(void *entry, struct fz_shape *s)
 	}
 }
 
+/* Does C node @node hold a tombstone of an item whose key is @key?  Read
+ * entry by entry, not by the library's search. */
+FZ_NO_COVERAGE static bool holds_item_tombstone(const struct rt_cnode *node, unsigned long key)
+{
+	unsigned int w = rt_sfx_width(node->level), i;
+	const uint8_t *tags = rt_cnode_tags(node);
+	void **slots = rt_cnode_slots(node);
+
+	for (i = 0; i < node->next; i++)
+		if (!slots[i] && !(tags[i] & RT_CTAG_CHILD) &&
+		    rt_sfx_get(node, w, i) == (key & rt_level_maxindex(node->level)))
+			return true;
+	return false;
+}
+
 /* The shape on the way to @key; with @depth < the path's length, the node
  * at that depth instead of the last one (s->depth 0 if there is none). */
 static void shape_get(unsigned long key, unsigned int depth, struct fz_shape *s)
@@ -718,19 +735,22 @@ static void shape_get(unsigned long key, unsigned int depth, struct fz_shape *s)
 	s->depth = depth;
 	if (depth)
 		shape_of(path.step[depth - 1].entry, s);
+	if (depth == path.depth && path.end == RT_END_ABSENT)
+		s->tomb = holds_item_tombstone(rt_entry_cnode(path.step[depth - 1].entry), key);
 	radix_tree_unlock(&fz_tree);
 }
 
 #define SHAPE_LAST UINT_MAX
 
 /* Must an insert of an absent key into this shape link a new node?  Not
- * into an F leaf's slot, nor appended to a C node with room. */
+ * into an F leaf's slot, nor back into the key's tombstone, nor appended
+ * to a C node with room. */
 static bool shape_needs_node(const struct fz_shape *s)
 {
 	if (s->end == RT_END_SLOT)
 		return false;
 	if (s->end == RT_END_ABSENT)
-		return s->next >= s->cap;
+		return !s->tomb && s->next >= s->cap;
 	return true;
 }
 
@@ -741,6 +761,7 @@ enum fz_trans {
 	FZ_T_NEW_CHILD,    /* a new node in an F node's empty slot */
 	FZ_T_F_SLOT,       /* into an F leaf's empty slot */
 	FZ_T_APPEND,       /* appended to a C node in place */
+	FZ_T_REFILL,       /* put back in the key's tombstone in a C node */
 	FZ_T_GROW_COPY,    /* a C node copied into a larger class */
 	FZ_T_COMPACT,      /* a C node with tombstones copied into a class no larger */
 	FZ_T_LEAF_FULL,    /* a C leaf copied into an F leaf */
@@ -771,6 +792,7 @@ static const struct {
 	[FZ_T_NEW_CHILD] = { "new-child", "enomem-" },
 	[FZ_T_F_SLOT] = { "f-slot", NULL },
 	[FZ_T_APPEND] = { "append", NULL },
+	[FZ_T_REFILL] = { "refill", NULL },
 	[FZ_T_GROW_COPY] = { "grow-copy", "enomem-" },
 	[FZ_T_COMPACT] = { "compact", "enomem-" },
 	[FZ_T_LEAF_FULL] = { "leaf-full", "enomem-" },
@@ -873,6 +895,8 @@ static unsigned long trans_of_insert(const struct fz_shape *s)
 	case RT_END_DIVERGE:
 		return T(FZ_T_SPLIT);
 	case RT_END_ABSENT:
+		if (s->tomb)
+			return T(FZ_T_REFILL);
 		return s->next < s->cap ? T(FZ_T_APPEND) : T_COPY;
 	default:
 		return T(FZ_T_F_SLOT);
@@ -900,6 +924,7 @@ static const char *const fz_lib_trans_names[RT_TR_COUNT] = {
 	[RT_TR_SPLIT] = "split",           [RT_TR_SPLIT_FULL] = "split full",
 	[RT_TR_SHRINK] = "shrink",         [RT_TR_UNLINK] = "unlink",
 	[RT_TR_BRIDGE] = "bridge",         [RT_TR_GROW_ABSORB] = "grow absorb",
+	[RT_TR_REFILL] = "refill",
 };
 
 static void lib_trans_get(unsigned long *n)
@@ -1441,6 +1466,7 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 				  key, linked);
 		want[RT_TR_BRIDGE] = trans & T(FZ_T_BRIDGE) ? bridges : 0;
 		want[RT_TR_APPEND] = (trans & T(FZ_T_APPEND)) != 0;
+		want[RT_TR_REFILL] = (trans & T(FZ_T_REFILL)) != 0;
 		want[RT_TR_NEW_NODE] = (trans & (T(FZ_T_FIRST) | T(FZ_T_NEW_CHILD))) != 0;
 		want[RT_TR_GROW_ROOT] = (trans & T(FZ_T_GROW_TOP)) != 0;
 		want[RT_TR_GROW_ABSORB] = (trans & T(FZ_T_GROW_ABSORB)) != 0;

@@ -964,6 +964,26 @@ static void seed_shape_compact(struct out *o)
 	check(o);
 }
 
+/* Keys deleted and inserted again go back to their tombstones, every
+ * allocation failing: in a C node with room (a leaf in the 64-slot build,
+ * the level-1 node of items in the 8-slot one), tagged first; then in the
+ * full 48-entry C leaf of the 64-slot build. */
+static void seed_shape_refill(struct out *o)
+{
+	ins(o, ksmall(63));
+	insrun(o, ksmall(0), 9, 1);
+	tagrun(o, ksmall(0), 9, 1, 1);
+	delrun(o, ksmall(0), 4, 1);
+	fins(o, F_ALL, ksmall(1));
+	fins(o, F_ALL, ksmall(3));
+	check(o);
+	destroy(o, 0);
+	insrun(o, ksmall(0), 48, 1);
+	delrun(o, ksmall(0), 9, 1);
+	faultrun(o, ksmall(0), 9, 1, F_ALL);
+	check(o);
+}
+
 /*
  * 65 keys from 2^18 share every digit above level 1: the top C node (level
  * 3) overflows, its items move into a child at level 1 that overflows in
@@ -1476,6 +1496,7 @@ static const struct {
 	{ "seed-big-dense", seed_big_dense },
 	{ "seed-shape-leaf", seed_shape_leaf },
 	{ "seed-shape-compact", seed_shape_compact },
+	{ "seed-shape-refill", seed_shape_refill },
 	{ "seed-shape-demote", seed_shape_demote },
 	{ "seed-shape-inner-full-64", seed_shape_inner_full_64 },
 	{ "seed-shape-demote-for-full-64", seed_shape_demote_for_full_64 },
