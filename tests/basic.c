@@ -1502,14 +1502,16 @@ Test(basic, a_deleted_key_goes_back_to_its_tombstone)
  * child was stored with: an entry's kind never changes while it lives
  * (lookups tell items from children by the kind bit alone).  A full leaf
  * of keys 0..RT_MAP_SIZE-1 under a compact top grown above it by a far
- * key; the leaf emptied and unlinked (the top keeps a child's tombstone
- * for prefix 0), then the leaf's keys inserted again.
+ * key; the leaf emptied and unlinked (the top keeps the child's
+ * tombstone), then the key the child was stored with inserted again: its
+ * item is appended with the tombstone's suffix, which walks and gang
+ * lookups from every start must pass; then the leaf's other keys.
  */
 Test(basic, a_childs_tombstone_is_not_refilled)
 {
 	const unsigned long far = 1UL << (5 * RT_MAP_SHIFT);
-	unsigned long before[RT_TR_COUNT], key;
-	struct titem *items[RT_MAP_SIZE], *far_item;
+	unsigned long before[RT_TR_COUNT], key, tomb_sfx = ULONG_MAX;
+	struct titem *items[RT_MAP_SIZE], *far_item, *far2_item;
 	unsigned int i, child_tombs = 0;
 	struct rt_cnode *top;
 	const uint8_t *tags;
@@ -1518,23 +1520,61 @@ Test(basic, a_childs_tombstone_is_not_refilled)
 	for (key = 0; key < RT_MAP_SIZE; key++)
 		items[key] = t_insert_new(&tree, key);
 	far_item = t_insert_new(&tree, far);
+	far2_item = t_insert_new(&tree, 2 * far);  /* the top copied, with room */
 	for (key = 0; key < RT_MAP_SIZE; key++)
 		t_delete(&tree, key, items[key]);
 	top = cnode_of(far);
 	tags = rt_cnode_tags(top);
 	slots = rt_cnode_slots(top);
 	for (i = 0; i < top->next; i++)
-		child_tombs += (tags[i] & RT_CTAG_CHILD) && !slots[i];
+		if ((tags[i] & RT_CTAG_CHILD) && !slots[i]) {
+			child_tombs++;
+			tomb_sfx = rt_sfx_get(top, rt_sfx_width(top->level), i);
+		}
 	cr_assert_eq(child_tombs, 1, "the top holds %u tombstones of children", child_tombs);
+	cr_assert_lt(tomb_sfx, RT_MAP_SIZE, "the child was stored with %#lx", tomb_sfx);
 	memcpy(before, rt_transitions, sizeof(before));
+	/* First the key the child was stored with: its item is appended to
+	 * the top, after the tombstone that shares its suffix. */
+	items[tomb_sfx] = t_insert_new(&tree, tomb_sfx);
+	cr_assert_eq(cnode_of(far), top, "the top was copied");
+	cr_assert_eq(rt_transitions[RT_TR_REFILL] - before[RT_TR_REFILL], 0,
+		     "a child's tombstone took an item");
+	t_verify(&tree);
+	/* Walks and gang lookups pass the tombstone and give the item. */
+	for (unsigned long start = 0; start <= RT_MAP_SIZE; start++) {
+		bool first = start <= tomb_sfx;
+		struct radix_tree_iter iter;
+		unsigned long want[3] = { tomb_sfx, far, 2 * far };
+		void *got[4], **slot;
+		unsigned int n, skip = first ? 0 : 1;
+
+		urcu_memb_read_lock();
+		n = radix_tree_gang_lookup(&tree, got, start, 4);
+		cr_assert_eq(n, 3 - skip, "gang from %lu: %u items", start, n);
+		if (first)
+			cr_assert_eq(got[0], items[tomb_sfx], "gang from %lu", start);
+		cr_assert_eq(got[n - 2], far_item, "gang from %lu", start);
+		cr_assert_eq(got[n - 1], far2_item, "gang from %lu", start);
+		n = 0;
+		radix_tree_for_each_slot(slot, &tree, &iter, start) {
+			cr_assert_eq(iter.index, want[skip + n], "walk from %lu: key %#lx", start,
+				     iter.index);
+			n++;
+		}
+		cr_assert_eq(n, 3 - skip, "walk from %lu: %u items", start, n);
+		urcu_memb_read_unlock();
+	}
 	for (key = 0; key < RT_MAP_SIZE; key++)
-		items[key] = t_insert_new(&tree, key);
+		if (key != tomb_sfx)
+			items[key] = t_insert_new(&tree, key);
 	cr_assert_eq(rt_transitions[RT_TR_REFILL] - before[RT_TR_REFILL], 0,
 		     "a child's tombstone took an item");
 	t_verify(&tree);
 	for (key = 0; key < RT_MAP_SIZE; key++)
 		t_delete(&tree, key, items[key]);
 	t_delete(&tree, far, far_item);
+	t_delete(&tree, 2 * far, far2_item);
 	t_finish(&tree);
 }
 
