@@ -78,11 +78,12 @@ static inline bool rt_cnode_dead_rcu(const struct rt_cnode *node)
 
 /*
  * Matching suffixes: for the positions below @n of C node @node, whose
- * suffixes are @w bytes wide (1, 2 or 4: 8-byte suffixes are searched,
- * rt_cnode_find_w8()), the bitmaps (bit i: position i) of the suffixes
- * equal to @value (@how RT_SFX_EXACT), of those equal to it under @mask
- * (RT_SFX_DIGIT), or both in one pass (RT_SFX_BOTH: the exact ones
- * returned, the others in *@same_digit).  Where SSE2 is there: sixteen
+ * suffixes are @w bytes wide (1, 2, 4, or 8: compared one by one; the
+ * readers search those by their sorted run, rt_cnode_find_w8()), the
+ * bitmaps (bit i: position i) of the suffixes equal to @value (@how
+ * RT_SFX_EXACT), of those equal to it under @mask (RT_SFX_DIGIT), or both
+ * in one pass (RT_SFX_BOTH: the exact ones returned, the others in
+ * *@same_digit).  Where SSE2 is there (1, 2 and 4 bytes): sixteen
  * entries at a time, for every block that lies inside the node (the bytes
  * after the last entry are other arrays of the node, read and masked off),
  * and the rest one by one; but the 4-byte suffixes of a node of one line
@@ -154,7 +155,7 @@ rt_sfx_match(const struct rt_cnode *node, unsigned int w, unsigned int n, unsign
 	unsigned int i = 0;
 
 #ifdef __SSE2__
-	{
+	if (w != 8) {
 		__m128i want = rt_sse_set1(w, value), k = rt_sse_set1(w, mask);
 		__m128i want_digit = rt_sse_set1(w, value & mask);
 		unsigned int room, stop;

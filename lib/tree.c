@@ -737,19 +737,6 @@ static void rt_cnode_append(struct radix_tree_root *root, struct rt_cnode *node,
 	rt_transition(RT_TR_APPEND);
 }
 
-/* The positions below @n of C node @node whose 8-byte suffix is @sfx. */
-static unsigned long rt_sfx_match_w8(const struct rt_cnode *node, unsigned int n,
-				     unsigned long sfx)
-{
-	const uint64_t *sfxs = (const uint64_t *)(const void *)node->data;
-	unsigned long bits = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		bits |= (unsigned long)(sfxs[i] == sfx) << i;
-	return bits;
-}
-
 /*
  * The tombstone of C node @node that last held an item of suffix @sfx, or
  * -1.  A child's tombstone does not count: a child entry stays one while
@@ -774,7 +761,7 @@ static int rt_cnode_item_tombstone(const struct radix_tree_root *root,
 		same = rt_sfx_match(node, 4, n, sfx, 0, RT_SFX_EXACT, NULL);
 		break;
 	default:
-		same = rt_sfx_match_w8(node, n, sfx);
+		same = rt_sfx_match(node, 8, n, sfx, 0, RT_SFX_EXACT, NULL);
 		break;
 	}
 	for (; same; same &= ~(1UL << i)) {
@@ -800,11 +787,12 @@ static __attribute__((noinline)) bool rt_cnode_refill(struct radix_tree_root *ro
 						       struct rt_cnode *node, unsigned long sfx,
 						       void *item)
 {
-	int pos = rt_cnode_item_tombstone(root, node, sfx);
+	int pos;
 
+	rt_assert_locked(root);
+	pos = rt_cnode_item_tombstone(root, node, sfx);
 	if (pos < 0)
 		return false;
-	rt_assert_locked(root);
 	rt_assert((rt_cnode_tags(node)[pos] & (RT_CTAG_MASK | RT_CTAG_CHILD)) == 0);
 	/* Publish: release, so that a reader that loads the item sees it
 	 * initialised (the slot itself is what readers test). */
