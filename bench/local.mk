@@ -91,15 +91,19 @@ noinst_LTLIBRARIES += bench/libna-slab.la bench/libna-jemalloc.la bench/libna-ar
 bench_libna_slab_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-slab.c
 bench_libna_slab_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_SLAB
 bench_libna_slab_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
+bench_libna_slab_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
 bench_libna_jemalloc_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-jemalloc.c
 bench_libna_jemalloc_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_JEMALLOC
 bench_libna_jemalloc_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
+bench_libna_jemalloc_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
 bench_libna_arena_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-arena.c
 bench_libna_arena_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_JEMALLOC_ARENA
 bench_libna_arena_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
+bench_libna_arena_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
 bench_libna_libc_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-libc.c
 bench_libna_libc_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_LIBC
 bench_libna_libc_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
+bench_libna_libc_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
 
 noinst_PROGRAMS += bench/node-alloc-bench-slab bench/node-alloc-bench-jemalloc \
 	bench/node-alloc-bench-jemalloc-arena bench/node-alloc-bench-libc
