@@ -560,7 +560,7 @@ static inline size_t rt_entry_bytes(const void *entry)
 
 /*
  * Worst case of one insertion: three nodes and the bridges of one full
- * node, or six nodes.  A full compact node moves a group of its items into
+ * node, or 2 + RT_DEMOTE_ROOM nodes.  A full compact node moves a group of its items into
  * a new child and is copied without them; if all its items shared one
  * digit, that child is too full in turn and moves a group into a
  * grandchild (whose keys part at the child's level: no third time).  The
@@ -581,7 +581,7 @@ static inline size_t rt_entry_bytes(const void *entry)
  * take a larger block than it asked for; the other nodes, bridges and
  * pairs, are of the smallest class and take any of the blocks left.
  */
-#define RT_DEMOTE_ROOM 4U
+#define RT_DEMOTE_ROOM 8U
 #define RT_PLAN_MAX_NODES (2U + RT_DEMOTE_ROOM)
 #define RT_F_MAX_BRIDGES 8U
 #define RT_INSERT_MAX_NODES (3U + RT_F_MAX_BRIDGES)

@@ -1376,18 +1376,19 @@ Test(basic, every_transition_is_reached)
 /*
  * A compact top (level 5) holding 32 pairs of items, each pair parting one
  * level down: 64 entries.  The 65th overflows it: the copy moves the
- * lowest pair into a child, then four more pairs into children of the
- * smallest class, so that four entries stay free.  The next four items
- * under new digits are appended in place, not copied: without the extra
- * pairs each of them copied the whole node for one more pair.  A shape of
- * the 64-slot build: the 8-slot build's nodes of 64 entries over 8 digits
- * have larger groups (no test here: a skipped test leaks Criterion's
- * buffers under valgrind).
+ * lowest pair into a child, then RT_DEMOTE_ROOM more pairs into children
+ * of the smallest class, so that RT_DEMOTE_ROOM entries stay free.  The
+ * next RT_DEMOTE_ROOM items under new digits are appended in place, not
+ * copied: without the extra pairs each of them copied the whole node for
+ * one more pair.  The one after them finds the node full again and
+ * demotes.  A shape of the 64-slot build: the 8-slot build's nodes of 64
+ * entries over 8 digits have larger groups (no test here: a skipped test
+ * leaks Criterion's buffers under valgrind).
  */
-Test(basic, a_demoting_copy_keeps_room_for_four_appends)
+Test(basic, a_demoting_copy_keeps_room_for_appends)
 {
-	unsigned long before[RT_TR_COUNT], keys[64 + 5];
-	struct titem *items[64 + 5];
+	unsigned long before[RT_TR_COUNT], keys[64 + 2 + RT_DEMOTE_ROOM];
+	struct titem *items[64 + 2 + RT_DEMOTE_ROOM];
 	unsigned int n = 0;
 
 	for (unsigned long g = 1; g <= 32; g++) {
@@ -1404,14 +1405,23 @@ Test(basic, a_demoting_copy_keeps_room_for_four_appends)
 	cr_assert_eq(rt_transitions[RT_TR_DEMOTE] - before[RT_TR_DEMOTE], 0);
 	t_verify(&tree);
 	memcpy(before, rt_transitions, sizeof(before));
-	for (unsigned long g = 34; g <= 37; g++) {
+	for (unsigned long g = 34; g < 34 + RT_DEMOTE_ROOM; g++) {
 		keys[n] = g << 30;
 		items[n] = t_insert_new(&tree, keys[n]);
 		n++;
 	}
-	cr_assert_eq(rt_transitions[RT_TR_APPEND] - before[RT_TR_APPEND], 4,
-		     "the four items after the demoting copy were not all appended");
+	cr_assert_eq(rt_transitions[RT_TR_APPEND] - before[RT_TR_APPEND], RT_DEMOTE_ROOM,
+		     "the %u items after the demoting copy were not all appended",
+		     RT_DEMOTE_ROOM);
 	cr_assert_eq(rt_transitions[RT_TR_COPY] - before[RT_TR_COPY], 0);
+	t_verify(&tree);
+	memcpy(before, rt_transitions, sizeof(before));
+	keys[n] = (34UL + RT_DEMOTE_ROOM) << 30;
+	items[n] = t_insert_new(&tree, keys[n]);
+	n++;
+	cr_assert_eq(rt_transitions[RT_TR_APPEND] - before[RT_TR_APPEND], 0,
+		     "room for more than %u appends", RT_DEMOTE_ROOM);
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE_PAIRS] - before[RT_TR_DEMOTE_PAIRS], 1);
 	t_verify(&tree);
 	for (unsigned int i = 0; i < n; i++)
 		t_delete(&tree, keys[i], items[i]);

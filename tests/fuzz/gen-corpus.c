@@ -1067,8 +1067,8 @@ static void seed_shape_demote_for_full_64(struct out *o)
 /*
  * A level-5 top: pairs of keys under digits 1..32, each parting one level
  * down: 64 entries.  A key under digit 33 (faulted first) overflows it:
- * the copy demotes the lowest pair into a child, then the next four pairs
- * into children of the smallest class, and keeps room for four entries;
+ * the copy demotes the lowest pair into a child, then the next eight pairs
+ * into children of the smallest class, and keeps room for eight entries;
  * the next four keys under new digits are appended in place.  Then pairs
  * are deleted, emptying some of the new children.
  */
@@ -1109,7 +1109,7 @@ static void seed_shape_inner_full_8(struct out *o)
  * compressed child (digit 0) and a pair of items under each digit 1..32;
  * a pair parts one level down (g << 30, + 1 << 24), except digit 32's
  * (g << 30, + 1), which parts at the leaves.  The 65th entry demotes a
- * pair into a child, and four more pairs for room; then the items under
+ * pair into a child, and eight more pairs for room; then the items under
  * digits 33..63 demote the next pairs the same way, until no pair is
  * left; those items are deleted.  @split picks the shape that follows
  * (the top holds 33 children then, digit 32's compressed only in the
