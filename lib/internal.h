@@ -560,10 +560,10 @@ static inline size_t rt_entry_bytes(const void *entry)
 
 /*
  * Worst case of one insertion: three nodes and the bridges of one full
- * node, or 2 + RT_DEMOTE_ROOM nodes.  A full compact node moves a group of its items into
- * a new child and is copied without them; if all its items shared one
- * digit, that child is too full in turn and moves a group into a
- * grandchild (whose keys part at the child's level: no third time).  The
+ * node, or 2 + RT_DEMOTE_ROOM nodes.  A full compact node moves a group of
+ * its items into a new child and is copied without them; if all its items
+ * shared one digit, that child is too full in turn and moves a group into
+ * a grandchild (whose keys part at the child's level: no third time).  The
  * copy then holds one entry, the child and grandchild at most
  * RT_C_MAX_ENTRIES each.  Or the copy moves a second group, of at most
  * RT_C_MAX_ENTRIES / 2 items, into a second child, and is a full node.  Or,
