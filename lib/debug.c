@@ -197,8 +197,9 @@ static bool rt_verify_compact(struct rt_verify *v, const void *entry, unsigned l
 				     bits))
 			return false;
 	}
-	if (live != node->live)
-		return rt_verify_fail(v, base, level, "live count %u, found %u", node->live, live);
+	if (!node->deleted && live != node->next)
+		return rt_verify_fail(v, base, level, "%u tombstones, none deleted",
+				      node->next - live);
 	if (nr_children != node->children)
 		return rt_verify_fail(v, base, level, "built with %u children, kind bits say %u",
 				      node->children, nr_children);

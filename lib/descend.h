@@ -55,6 +55,34 @@ static inline unsigned int rt_cnode_next_rcu(const struct rt_cnode *node)
 	return __atomic_load_n(&node->next, __ATOMIC_ACQUIRE);
 }
 
+/* The entries of C node @node whose slot is not NULL: counted, the writer
+ * keeps no count (struct rt_cnode's deleted says why).  Tree lock held. */
+static inline unsigned int rt_cnode_live(const struct radix_tree_root *root,
+					 const struct rt_cnode *node)
+{
+	void **slots;
+	unsigned int i, n = 0;
+
+	if (!node->deleted)
+		return node->next;  /* no tombstone */
+	slots = rt_cnode_slots(node);
+	for (i = 0; i < node->next; i++)
+		n += rt_entry_locked(root, slots[i]) != NULL;
+	return n;
+}
+
+/* Does C node @node hold nothing but tombstones?  Tree lock held. */
+static inline bool rt_cnode_empty(const struct radix_tree_root *root, const struct rt_cnode *node)
+{
+	void **slots = rt_cnode_slots(node);
+	unsigned int i;
+
+	for (i = 0; i < node->next; i++)
+		if (rt_entry_locked(root, slots[i]))
+			return false;
+	return true;
+}
+
 /* A reader's sorted run of a C node whose entry count it loaded as @n. */
 static inline unsigned int rt_cnode_sorted_rcu(const struct rt_cnode *node, unsigned int n)
 {
@@ -671,7 +699,7 @@ static inline void *rt_top_shrink_child(const struct radix_tree_root *root, void
 		void **slots = rt_cnode_slots(node);
 		unsigned int i;
 
-		if (node->live != 1)
+		if (rt_cnode_live(root, node) != 1)
 			return NULL;
 		for (i = 0; i < node->next; i++) {
 			void *e = rt_entry_locked(root, slots[i]);

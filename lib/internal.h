@@ -200,7 +200,11 @@ struct rt_cnode {
 	uint8_t dead;        /* 1 once retired. W: tree lock, release store; R: acquire */
 	uint8_t next;        /* entries written. W: tree lock, release store after the
 			      * entry; R: acquire load, then positions below it */
-	uint8_t live;        /* entries whose slot is not NULL. W, R: tree lock */
+	uint8_t deleted;     /* 1 once an entry was deleted: tombstones may be
+			      * left (rt_cnode_live() counts the entries).
+			      * Stored once, and no count kept: a delete or a
+			      * refill stores only its slot, nothing in this
+			      * line, which every reader loads.  W, R: tree lock */
 	uint8_t sorted;      /* positions [0, sorted) hold strictly increasing
 			      * suffixes; never above next, never lowered.
 			      * W: tree lock, before next; R: relaxed, then

@@ -363,7 +363,7 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 		}
 		/* The entries come sorted, and live suffixes are distinct:
 		 * the whole node is one sorted run. */
-		node->next = node->live = node->sorted = (uint8_t)n;
+		node->next = node->sorted = (uint8_t)n;
 		return rt_cnode_entry(node);
 	}
 }
@@ -733,7 +733,6 @@ static void rt_cnode_append(struct radix_tree_root *root, struct rt_cnode *node,
 	/* Publish: release, so that a reader that sees the new count sees the
 	 * suffix and the initialised item. */
 	__atomic_store_n(&node->next, (uint8_t)(i + 1), __ATOMIC_RELEASE);
-	node->live++;
 	rt_transition(RT_TR_APPEND);
 }
 
@@ -797,7 +796,6 @@ static __attribute__((noinline)) bool rt_cnode_refill(struct radix_tree_root *ro
 	/* Publish: release, so that a reader that loads the item sees it
 	 * initialised (the slot itself is what readers test). */
 	rt_publish(rt_cnode_slots(node)[pos], item);
-	node->live++;
 	rt_transition(RT_TR_REFILL);
 	return true;
 }
@@ -827,7 +825,7 @@ static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *pat
 	const struct rt_cnode *old = rt_entry_cnode(leaf->entry);
 	void **slots = rt_cnode_slots_w(old, 1);
 	const uint8_t *tags = rt_cnode_tags_w(old, 1);
-	unsigned int digit = (unsigned int)(index & RT_MAP_MASK), n = old->live + 1U, i;
+	unsigned int digit = (unsigned int)(index & RT_MAP_MASK), n = rt_cnode_live(root, old) + 1U, i;
 	bool full = rt_wants_full(0, NULL, n);  /* a leaf's rule reads no entry */
 	size_t bytes = rt_node_bytes_for(0, full, n, rt_copy_room(n));
 	void *mem, *entry;
@@ -871,7 +869,7 @@ static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *pat
 				     i == UINT8_MAX ? item : rt_entry_locked(root, slots[i]),
 				     i == UINT8_MAX ? 0 : tags[i] & RT_CTAG_MASK);
 		}
-		node->next = node->live = node->sorted = (uint8_t)n;
+		node->next = node->sorted = (uint8_t)n;
 		entry = rt_cnode_entry(node);
 	}
 	rt_copy_publish(root, path, entry);
@@ -942,11 +940,11 @@ rt_cnode_copy_w(const struct radix_tree_root *root, const struct rt_cnode *old,
  * smaller than a full node (the item keeps it compact), nor if more than
  * RT_F_MAX_BRIDGES of them are items (each would need a bridge).  The
  * items are counted low: the positions whose tag byte is not a child's,
- * less the tombstones.
+ * less the tombstones (@live: its entries, rt_cnode_live()).
  */
-static bool rt_copy_may_be_full(const struct rt_cnode *old)
+static bool rt_copy_may_be_full(const struct rt_cnode *old, unsigned int live)
 {
-	unsigned int w = rt_sfx_width(old->level), n = old->live + 1U;
+	unsigned int w = rt_sfx_width(old->level), n = live + 1U;
 	int items;
 
 	if (rt_cnode_bytes_for(n, w) < sizeof(struct rt_node))
@@ -954,7 +952,7 @@ static bool rt_copy_may_be_full(const struct rt_cnode *old)
 	items = (int)old->next -
 		__builtin_popcountl(rt_ctag_bits(rt_cnode_tags_w(old, w), old->next,
 						 RT_CTAG_CHILD_BIT)) -
-		(int)(old->next - old->live) + 1;
+		(int)(old->next - live) + 1;
 	return items <= (int)RT_F_MAX_BRIDGES;
 }
 
@@ -969,13 +967,14 @@ static int rt_insert_copy_grow(struct radix_tree_root *root, struct rt_path *pat
 			       unsigned long index, void *item)
 {
 	const struct rt_cnode *old = rt_entry_cnode(rt_path_leaf(path)->entry);
-	unsigned int level = old->level, w = rt_sfx_width(level), n = old->live + 1U;
+	unsigned int live = rt_cnode_live(root, old), level = old->level, w = rt_sfx_width(level);
+	unsigned int n = live + 1U;
 	unsigned long sfx = index & rt_level_maxindex(level);
 	size_t bytes = rt_node_bytes_for(level, false, n, rt_copy_room(n));
 	struct rt_cnode *node;
 	void *mem;
 
-	rt_assert(level > 0 && n <= RT_C_MAX_ENTRIES && !rt_copy_may_be_full(old));
+	rt_assert(level > 0 && n <= RT_C_MAX_ENTRIES && !rt_copy_may_be_full(old, live));
 	if (rt_nodes_get(&mem, &bytes, 1, rt_may_alloc(root->gfp_mask)))
 		return -ENOMEM;
 	node = mem;
@@ -995,8 +994,8 @@ static int rt_insert_copy_grow(struct radix_tree_root *root, struct rt_path *pat
 		n = rt_cnode_copy_w(root, old, node, 8, sfx, item);
 		break;
 	}
-	rt_assert(n == old->live + 1U && n <= node->cap);
-	node->next = node->live = node->sorted = (uint8_t)n;
+	rt_assert(n == live + 1U && n <= node->cap);
+	node->next = node->sorted = (uint8_t)n;
 	rt_copy_publish(root, path, rt_cnode_entry(node));
 	rt_transition(RT_TR_COPY);
 	return 0;
@@ -1015,11 +1014,13 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 	struct rt_cnode *old = rt_entry_cnode(leaf->entry);
 	struct rt_plan plan;
 	struct rt_node_plan *p;
+	unsigned int live;
 	void *entry;
 
 	if (old->level == 0)
 		return rt_insert_copy_leaf(root, path, index, item);
-	if (old->live + 1U <= RT_C_MAX_ENTRIES && !rt_copy_may_be_full(old))
+	live = rt_cnode_live(root, old);
+	if (live + 1U <= RT_C_MAX_ENTRIES && !rt_copy_may_be_full(old, live))
 		return rt_insert_copy_grow(root, path, index, item);
 	p = rt_plan_one(&plan, old->level);
 	p->n = rt_ents_collect(root, old, p->ents);
@@ -1126,7 +1127,7 @@ static bool rt_top_absorbable(const struct radix_tree_root *root, void *top)
 	if (!rt_entry_compact(top))
 		return false;
 	node = rt_entry_cnode(top);
-	if (node->live >= RT_C_MAX_ENTRIES)
+	if (rt_cnode_live(root, node) >= RT_C_MAX_ENTRIES)
 		return false;
 	slots = rt_cnode_slots(node);
 	for (i = 0; i < node->next; i++) {
@@ -1195,7 +1196,7 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 
 		/* A key deleted from this node comes back to its tombstone:
 		 * no entry spent, no copy of a full node. */
-		if (caa_unlikely(node->live < node->next) && rt_cnode_refill(root, node, sfx, item))
+		if (caa_unlikely(node->deleted) && rt_cnode_refill(root, node, sfx, item))
 			break;
 		if (node->next < node->cap) {
 			rt_cnode_append(root, node, sfx, item);
@@ -1277,7 +1278,7 @@ RCURADIX_API int radix_tree_insert(struct radix_tree_root *root, unsigned long i
 static bool rt_step_empty(const struct radix_tree_root *root, const struct rt_path_step *step)
 {
 	if (rt_entry_compact(step->entry))
-		return rt_entry_cnode(step->entry)->live == 0;
+		return rt_cnode_empty(root, rt_entry_cnode(step->entry));
 	return rt_bits_locked(root, rt_entry_node(step->entry)->present) == 0;
 }
 
@@ -1291,7 +1292,10 @@ static void rt_step_clear(struct radix_tree_root *root, const struct rt_path_ste
 		/* Unpublish: the position becomes a tombstone, which only
 		 * its key may fill again (rt_cnode_refill()). */
 		rt_publish(rt_cnode_slots(node)[step->pos], NULL);
-		node->live--;
+		/* Stored once: a store per delete would take the line
+		 * from every reader of the node (struct rt_cnode). */
+		if (!node->deleted)
+			node->deleted = 1;
 	} else {
 		rt_slot_clear(root, rt_entry_node(step->entry), (unsigned int)step->pos);
 	}

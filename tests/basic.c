@@ -1444,6 +1444,53 @@ static struct rt_cnode *cnode_of(unsigned long key)
 }
 
 /*
+ * A delete and a refill store only their slot: nothing before the slots,
+ * where the node's first line (the header, the first suffixes) is the one
+ * every reader of the node loads.  The node's first delete marks it
+ * (deleted, stored once); from then on deletes and refills leave those
+ * bytes as they are.  A count of live entries kept there changed at each
+ * one, and took the line from every reader at each update.
+ */
+Test(basic, deletes_and_refills_store_only_their_slot)
+{
+	const unsigned long k = 0x3c3c3c3c3c3c0000UL;
+	unsigned char before[RT_C_MAX_BYTES];
+	struct titem *items[4];
+	struct rt_cnode *node;
+	size_t head;
+
+	for (unsigned long i = 0; i < 4; i++)
+		items[i] = t_insert_new(&tree, k + i);
+	node = cnode_of(k);
+	cr_assert_eq(node->deleted, 0);
+	t_delete(&tree, k + 1, items[1]);
+	cr_assert_eq(cnode_of(k), node, "a delete copied the node");
+	cr_assert_eq(node->deleted, 1);
+	head = (size_t)((char *)rt_cnode_slots(node) - (char *)node);
+	memcpy(before, node, head);
+	for (int round = 0; round < 3; round++) {
+		for (unsigned long i = 0; i < 4; i += 2) {
+			t_delete(&tree, k + i, items[i]);
+			cr_assert_eq(memcmp(before, node, head), 0,
+				     "round %d: the delete of key %lu stored before the slots",
+				     round, i);
+		}
+		for (unsigned long i = 0; i < 4; i += 2) {
+			items[i] = t_insert_new(&tree, k + i);
+			cr_assert_eq(cnode_of(k), node, "a refill copied the node");
+			cr_assert_eq(memcmp(before, node, head), 0,
+				     "round %d: the refill of key %lu stored before the slots",
+				     round, i);
+		}
+	}
+	t_verify(&tree);
+	for (unsigned long i = 0; i < 4; i++)
+		if (i != 1)
+			t_delete(&tree, k + i, items[i]);
+	t_finish(&tree);
+}
+
+/*
  * A key deleted from a compact node and inserted again goes back to its
  * tombstone, as in a full leaf: the slot found under the lock before the
  * delete holds the new item, no entry is spent and no node allocated, and

@@ -649,6 +649,20 @@ struct fz_shape {
  * child for one key, or one that lost entries to deletes): the checks
  * compare counts before and after.
  */
+/* The entries of C node @node whose slot is not NULL, read one by one
+ * (the lock is recursive: callers may hold it already). */
+FZ_NO_COVERAGE static unsigned int cnode_count(const struct rt_cnode *node)
+{
+	void **slots = rt_cnode_slots(node);
+	unsigned int i, n = 0;
+
+	radix_tree_lock(&fz_tree);
+	for (i = 0; i < node->next; i++)
+		n += rt_entry_locked(&fz_tree, slots[i]) != NULL;
+	radix_tree_unlock(&fz_tree);
+	return n;
+}
+
 FZ_NO_COVERAGE static bool child_is_bridge(void *child, unsigned int level)
 {
 	struct rt_cnode *node;
@@ -659,7 +673,7 @@ FZ_NO_COVERAGE static bool child_is_bridge(void *child, unsigned int level)
 	    rt_entry_level(child) + 1 != level)
 		return false;
 	node = rt_entry_cnode(child);
-	if (node->live != 1)
+	if (cnode_count(node) != 1)
 		return false;
 	slots = rt_cnode_slots(node);
 	for (i = 0; i < node->next; i++) {
@@ -692,7 +706,7 @@ FZ_NO_COVERAGE static void shape_of(void *entry, struct fz_shape *s)
 
 		s->next = node->next;
 		s->cap = node->cap;
-		s->count = node->live;
+		s->count = cnode_count(node);
 	} else {
 		s->next = s->cap = 0;
 		s->count = (unsigned int)__builtin_popcountl(
@@ -874,7 +888,9 @@ static int top_items_only(void)
 	if (top && rt_entry_compact(top)) {
 		node = rt_entry_cnode(top);
 		slots = rt_cnode_slots(node);
-		live = node->live < RT_C_MAX_ENTRIES ? node->live : -1;
+		live = (int)cnode_count(node);
+		if (live >= (int)RT_C_MAX_ENTRIES)
+			live = -1;
 		for (unsigned int i = 0; i < node->next && live >= 0; i++)
 			if (slots[i] && rt_is_internal(slots[i]))
 				live = -1;
@@ -1455,7 +1471,8 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 			/* The new top replaced the old one: it holds the old
 			 * top's items and the key's, at the key's level. */
 			FZ_EXPECT(linked == 0 && rt_entry_compact(fz_tree.rnode) &&
-				  rt_entry_cnode(fz_tree.rnode)->live == absorbed + 1 &&
+				  cnode_count(rt_entry_cnode(fz_tree.rnode)) ==
+					  (unsigned int)absorbed + 1 &&
 				  rt_entry_level(fz_tree.rnode) == rt_level_for(key),
 				  "insert(%#lx) grew taking %d items: linked %ld nodes, top %p", key,
 				  absorbed, linked, fz_tree.rnode);
