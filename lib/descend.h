@@ -71,18 +71,6 @@ static inline unsigned int rt_cnode_live(const struct radix_tree_root *root,
 	return n;
 }
 
-/* Does C node @node hold nothing but tombstones?  Tree lock held. */
-static inline bool rt_cnode_empty(const struct radix_tree_root *root, const struct rt_cnode *node)
-{
-	void **slots = rt_cnode_slots(node);
-	unsigned int i;
-
-	for (i = 0; i < node->next; i++)
-		if (rt_entry_locked(root, slots[i]))
-			return false;
-	return true;
-}
-
 /* A reader's sorted run of a C node whose entry count it loaded as @n. */
 static inline unsigned int rt_cnode_sorted_rcu(const struct rt_cnode *node, unsigned int n)
 {
@@ -404,6 +392,18 @@ static inline int rt_cnode_first_live(const struct radix_tree_root *root, void *
 		}
 	}
 	return -1;
+}
+
+/* Does C node @node hold nothing but tombstones?  Tree lock held. */
+static inline bool rt_cnode_empty(const struct radix_tree_root *root, const struct rt_cnode *node)
+{
+	unsigned int n = node->next;
+	void *found;
+
+	if (!node->deleted)
+		return n == 0;  /* no tombstone */
+	return rt_cnode_first_live(root, rt_cnode_slots(node),
+				   n < RT_BITS_PER_LONG ? (1UL << n) - 1 : ~0UL, &found) < 0;
 }
 
 /*

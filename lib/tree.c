@@ -825,7 +825,8 @@ static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *pat
 	const struct rt_cnode *old = rt_entry_cnode(leaf->entry);
 	void **slots = rt_cnode_slots_w(old, 1);
 	const uint8_t *tags = rt_cnode_tags_w(old, 1);
-	unsigned int digit = (unsigned int)(index & RT_MAP_MASK), n = rt_cnode_live(root, old) + 1U, i;
+	unsigned int digit = (unsigned int)(index & RT_MAP_MASK), i;
+	unsigned int n = rt_cnode_live(root, old) + 1U;
 	bool full = rt_wants_full(0, NULL, n);  /* a leaf's rule reads no entry */
 	size_t bytes = rt_node_bytes_for(0, full, n, rt_copy_room(n));
 	void *mem, *entry;
