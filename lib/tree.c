@@ -1060,7 +1060,8 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
  * node's prefix; its tag bits are the child's.  If that level is the one
  * just below, the node may now hold only children one level down, enough
  * of them to be a full node: then it is copied into one, with the new
- * node, and retired.
+ * node, and retired; but not a top node left with the new node alone,
+ * covering key 0, which the shrink that follows drops.
  */
 static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 			   unsigned long index, void *item)
@@ -1095,7 +1096,11 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 			top->ents[top->n++] = (struct rt_ent){ rt_sfx_get(node, w, i), e,
 							       rt_cnode_tags(node)[i] & RT_CTAG_MASK };
 		}
-		if (rt_wants_full(level, top->ents, top->n)) {
+		/* The shrink's test, rt_top_shrink_child(), in advance. */
+		bool shrinks = path->depth == 1 && top->n == 1 &&
+			       !(prefix & ~rt_level_maxindex(sub->level));
+
+		if (!shrinks && rt_wants_full(level, top->ents, top->n)) {
 			plan.nr = 2;
 			entry = rt_plan_build(root, &plan);
 			if (!entry)

@@ -1852,6 +1852,51 @@ Test(basic, split_in_a_top_node_of_one_child_lowers_the_tree)
 	t_finish(&tree);
 }
 
+/*
+ * Regression (found by the fuzzer, 8-slot build): the same top node of one
+ * child not covering key 0, and a key whose path parts from that child's
+ * one level below the top.  The split leaves the top holding the new node
+ * alone, which covers key 0, and the shrink makes that node the top.  In
+ * the 8-slot build a compact node of one child one level down is as large
+ * as a full node (rt_wants_full()), so the split first copied the top into
+ * a full node, which the shrink then retired at once: a node allocated for
+ * nothing, and a "split to full" the tree's shape does not show.
+ */
+Test(basic, a_split_below_a_top_of_one_child_copies_nothing)
+{
+	const unsigned int top = RT_MAX_LEVELS - 1;
+	const unsigned long far = ULONG_MAX - 4, base = 1UL << 32;
+	const unsigned long key = 1UL << rt_shift(top - 1);  /* parts at level top - 1 */
+	struct titem *items[260], *f, *k;
+	unsigned long before[RT_TR_COUNT];
+	struct rcuradix_stats st0, st1;
+	unsigned int n = 0;
+
+	f = t_insert_new(&tree, far);
+	items[n++] = t_insert_new(&tree, base + 4);
+	t_delete(&tree, far, f);
+	for (unsigned long i = base + 5; i < base + 0x104; i++)
+		items[n++] = t_insert_new(&tree, i);
+	cr_assert_eq(t_height(&tree), top + 1, "the top kept its level: height %u",
+		     t_height(&tree));
+	memcpy(before, rt_transitions, sizeof(before));
+	cr_assert_eq(rcuradix_get_stats(&st0, sizeof(st0)), 0);
+	k = t_insert_new(&tree, key);
+	cr_assert_eq(rcuradix_get_stats(&st1, sizeof(st1)), 0);
+	cr_assert_eq(rt_transitions[RT_TR_SPLIT] - before[RT_TR_SPLIT], 1);
+	cr_assert_eq(rt_transitions[RT_TR_SPLIT_FULL] - before[RT_TR_SPLIT_FULL], 0,
+		     "the split built a full copy of the top");
+	cr_assert_eq(rt_transitions[RT_TR_SHRINK] - before[RT_TR_SHRINK], 1);
+	cr_assert_eq(st1.nodes_allocated - st0.nodes_allocated, 1,
+		     "the split allocated %lu nodes", st1.nodes_allocated - st0.nodes_allocated);
+	cr_assert_eq(t_height(&tree), top, "height %u after the split", t_height(&tree));
+	t_verify(&tree);
+	t_delete(&tree, key, k);
+	for (unsigned int i = 0; i < n; i++)
+		t_delete(&tree, base + 4 + i, items[i]);
+	t_finish(&tree);
+}
+
 /* The suffixes of one shape: @s distinct values below @span + 1, sorted. */
 static void w8_shape(struct t_rng *rng, int shape, unsigned long span, uint64_t *sfx,
 		     unsigned int s)
