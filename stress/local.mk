@@ -83,9 +83,9 @@ stress_repro_range_tag_SOURCES = stress/repro-range-tag.c
 stress_repro_range_tag_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
-# make check-valgrind: every unit suite (both node builds) and a short
-# torture on each of memb and qsbr under valgrind memcheck; any error or
-# leak fails.  The long suites (random, concurrent, the writer loops of tags
+# make check-valgrind: the unit suites (VALGRIND_SUITES below) and a short
+# torture on each of memb and qsbr, side by side, under valgrind memcheck;
+# any error or leak fails.  The long suites (random, concurrent, the writer loops of tags
 # and iter, preload's thread churn) run a twentieth of their operations
 # (RCURADIX_TEST_SCALE, tests/helpers.c t_scaled()): valgrind is ~50x
 # slower, and what it checks -- every byte freed, nothing read after free
@@ -96,10 +96,14 @@ stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LI
 # turned off.
 VALGRIND_TEST_SCALE = 20
 VALGRIND_JOBS = 2  # suites run side by side (valgrind runs one thread at a time)
-# Longest first (about 90 s each down to 8 s), so that the jobs end together.
-VALGRIND_SUITES = tests/tags-8 tests/basic-8 tests/basic-64 tests/iter-64 tests/iter-8 \
-	tests/shapes-8 tests/shapes-64 tests/concurrent-64 tests/tags-64 tests/preload-64 \
-	tests/preload-8 tests/gang-8 tests/concurrent-8 tests/gang-64 tests/random-8 \
+# Each test is a process of its own, and under valgrind a process takes
+# about a second to start.  So the default runs every 64-slot suite and,
+# of the 8-slot build (the same code in deeper trees, all of whose suites
+# run under ASan and UBSan in the sanitizer build), the shapes and the
+# random differential.  make check-valgrind-all runs all sixteen.  Longest
+# first, so that the jobs end together.
+VALGRIND_SUITES = tests/basic-64 tests/shapes-8 tests/iter-64 tests/shapes-64 \
+	tests/tags-64 tests/concurrent-64 tests/preload-64 tests/gang-64 tests/random-8 \
 	tests/random-64
 VALGRIND_TORTURE_SECONDS = 10
 VALGRIND_TORTURE_FLAGS = --error-exitcode=1 --leak-check=full \
@@ -116,18 +120,25 @@ check-valgrind: $(VALGRIND_SUITES) stress/rcuradix-torture-8
 	  log=stress/valgrind-torture-$$flavor.log; \
 	  echo "valgrind rcuradix-torture-8 --flavor $$flavor" \
 	    "--duration $(VALGRIND_TORTURE_SECONDS) (log: $$log)"; \
-	  GLIBC_TUNABLES=glibc.pthread.stack_cache_size=0 \
-	  valgrind $(VALGRIND_TORTURE_FLAGS) stress/rcuradix-torture-8 --flavor $$flavor \
-	    --duration $(VALGRIND_TORTURE_SECONDS) >$$log 2>&1 \
-	    || { cat $$log; exit 1; }; \
-	  grep '^SUMMARY' $$log; \
-	done
+	  { GLIBC_TUNABLES=glibc.pthread.stack_cache_size=0 \
+	    valgrind $(VALGRIND_TORTURE_FLAGS) stress/rcuradix-torture-8 --flavor $$flavor \
+	      --duration $(VALGRIND_TORTURE_SECONDS) >$$log 2>&1; echo $$? >$$log.rc; } & \
+	done; wait; status=0; \
+	for flavor in memb qsbr; do \
+	  log=stress/valgrind-torture-$$flavor.log; \
+	  if test "`cat $$log.rc`" = 0; then grep '^SUMMARY' $$log; \
+	  else cat $$log; status=1; fi; \
+	done; exit $$status
+# Every unit suite of both node builds.
+check-valgrind-all:
+	$(MAKE) $(AM_MAKEFLAGS) check-valgrind VALGRIND_SUITES='$(UNIT_TESTS)'
 else
-check-valgrind:
+check-valgrind check-valgrind-all:
 	@echo "check-valgrind runs the Criterion unit suites: install Criterion" \
 	  "(libcriterion-dev) and re-run configure" >&2
 	@exit 1
 endif
 EXTRA_DIST += stress/valgrind.supp stress/valgrind-check.sh doc/testing.md
-CLEANFILES += stress/valgrind-torture-memb.log stress/valgrind-torture-qsbr.log
-.PHONY: check-valgrind
+CLEANFILES += stress/valgrind-torture-memb.log stress/valgrind-torture-qsbr.log \
+	stress/valgrind-torture-memb.log.rc stress/valgrind-torture-qsbr.log.rc
+.PHONY: check-valgrind check-valgrind-all
