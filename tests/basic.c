@@ -1822,33 +1822,55 @@ Test(basic, sixteen_random_keys_cost_at_most_24_bytes_each)
 }
 
 /*
+ * A top node at the highest level whose one entry is a child not covering
+ * key 0: ULONG_MAX - 4 and 2^32 + 4 inserted, then ULONG_MAX - 4 deleted
+ * (a node of items keeps its level), then 2^32 + 5 to 2^32 + 0x103, whose
+ * overflows move the items into that child.  @items[i] is key 2^32 + 4 + i;
+ * returns their number.
+ */
+#define TOP_ONE_CHILD_BASE (1UL << 32)
+#define TOP_ONE_CHILD_ITEMS 0x100U
+
+static unsigned int top_of_one_child(struct titem **items)
+{
+	struct titem *far = t_insert_new(&tree, ULONG_MAX - 4);
+	unsigned int n = 0;
+
+	items[n++] = t_insert_new(&tree, TOP_ONE_CHILD_BASE + 4);
+	t_delete(&tree, ULONG_MAX - 4, far);
+	for (; n < TOP_ONE_CHILD_ITEMS; n++)
+		items[n] = t_insert_new(&tree, TOP_ONE_CHILD_BASE + 4 + n);
+	t_verify(&tree);
+	cr_assert_eq(t_height(&tree), RT_MAX_LEVELS, "the top kept its level: height %u",
+		     t_height(&tree));
+	return n;
+}
+
+static void top_of_one_child_delete(struct titem **items, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		t_delete(&tree, TOP_ONE_CHILD_BASE + 4 + i, items[i]);
+}
+
+/*
  * Regression (found by the fuzzer, 8-slot build; the 64-slot build broke the
  * same way): a top compact node whose one entry was a child not covering key
- * 0 (the top kept its level after its far key was deleted, and its items
- * had moved into that child as it overflowed); inserting 0 split the
- * child's compressed path in place, and the new node, which covers key 0,
- * was left the top's only entry: a tree higher than it needs to be.  The
- * split in a top node now lowers the tree, as a copy of the top does.
+ * 0 (top_of_one_child()); inserting 0 split the child's compressed path in
+ * place, and the new node, which covers key 0, was left the top's only
+ * entry: a tree higher than it needs to be.  The split in a top node now
+ * lowers the tree, as a copy of the top does.
  */
 Test(basic, split_in_a_top_node_of_one_child_lowers_the_tree)
 {
-	const unsigned long far = ULONG_MAX - 4, base = 1UL << 32;
-	struct titem *items[260], *zero, *f;
-	unsigned int n = 0;
+	struct titem *items[TOP_ONE_CHILD_ITEMS], *zero;
+	unsigned int n = top_of_one_child(items);
 
-	f = t_insert_new(&tree, far);
-	items[n++] = t_insert_new(&tree, base + 4);
-	t_delete(&tree, far, f);
-	for (unsigned long k = base + 5; k < base + 0x104; k++)
-		items[n++] = t_insert_new(&tree, k);
-	t_verify(&tree);
 	zero = t_insert_new(&tree, 0);
 	t_verify(&tree);
-	cr_assert_eq(t_height(&tree), rt_level_for(base + 0x103) + 1U,
+	cr_assert_eq(t_height(&tree), rt_level_for(TOP_ONE_CHILD_BASE + 4 + n - 1) + 1U,
 		     "height %u after the split", t_height(&tree));
 	t_delete(&tree, 0, zero);
-	for (unsigned int i = 0; i < n; i++)
-		t_delete(&tree, base + 4 + i, items[i]);
+	top_of_one_child_delete(items, n);
 	t_finish(&tree);
 }
 
@@ -1865,20 +1887,12 @@ Test(basic, split_in_a_top_node_of_one_child_lowers_the_tree)
 Test(basic, a_split_below_a_top_of_one_child_copies_nothing)
 {
 	const unsigned int top = RT_MAX_LEVELS - 1;
-	const unsigned long far = ULONG_MAX - 4, base = 1UL << 32;
 	const unsigned long key = 1UL << rt_shift(top - 1);  /* parts at level top - 1 */
-	struct titem *items[260], *f, *k;
+	struct titem *items[TOP_ONE_CHILD_ITEMS], *k;
 	unsigned long before[RT_TR_COUNT];
 	struct rcuradix_stats st0, st1;
-	unsigned int n = 0;
+	unsigned int n = top_of_one_child(items);
 
-	f = t_insert_new(&tree, far);
-	items[n++] = t_insert_new(&tree, base + 4);
-	t_delete(&tree, far, f);
-	for (unsigned long i = base + 5; i < base + 0x104; i++)
-		items[n++] = t_insert_new(&tree, i);
-	cr_assert_eq(t_height(&tree), top + 1, "the top kept its level: height %u",
-		     t_height(&tree));
 	memcpy(before, rt_transitions, sizeof(before));
 	cr_assert_eq(rcuradix_get_stats(&st0, sizeof(st0)), 0);
 	k = t_insert_new(&tree, key);
@@ -1892,8 +1906,7 @@ Test(basic, a_split_below_a_top_of_one_child_copies_nothing)
 	cr_assert_eq(t_height(&tree), top, "height %u after the split", t_height(&tree));
 	t_verify(&tree);
 	t_delete(&tree, key, k);
-	for (unsigned int i = 0; i < n; i++)
-		t_delete(&tree, base + 4 + i, items[i]);
+	top_of_one_child_delete(items, n);
 	t_finish(&tree);
 }
 
