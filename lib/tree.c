@@ -1128,21 +1128,20 @@ static bool rt_top_absorbable(const struct radix_tree_root *root, void *top)
 {
 	const struct rt_cnode *node;
 	void **slots;
-	unsigned int i;
+	unsigned int i, live = 0;
 
 	if (!rt_entry_compact(top))
 		return false;
 	node = rt_entry_cnode(top);
-	if (rt_cnode_live(root, node) >= RT_C_MAX_ENTRIES)
-		return false;
 	slots = rt_cnode_slots(node);
 	for (i = 0; i < node->next; i++) {
 		void *e = rt_entry_locked(root, slots[i]);
 
 		if (e && rt_is_internal(e))
 			return false;
+		live += e != NULL;
 	}
-	return true;
+	return live < RT_C_MAX_ENTRIES;
 }
 
 /*

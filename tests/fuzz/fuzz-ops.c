@@ -641,14 +641,6 @@ struct fz_shape {
 				  * item of the key (an insert puts it back) */
 };
 
-/*
- * Is @child, a live entry of a node at @level, shaped as a bridge: a C node
- * one level down with one live entry (an item, or a child necessarily
- * further down)?  A full node builds one for each item and compressed
- * child it takes; a compact node may hold such a child as well (a new
- * child for one key, or one that lost entries to deletes): the checks
- * compare counts before and after.
- */
 /* The entries of C node @node whose slot is not NULL, read one by one
  * (the lock is recursive: callers may hold it already). */
 FZ_NO_COVERAGE static unsigned int cnode_count(const struct rt_cnode *node)
@@ -663,25 +655,18 @@ FZ_NO_COVERAGE static unsigned int cnode_count(const struct rt_cnode *node)
 	return n;
 }
 
+/*
+ * Is @child, a live entry of a node at @level, shaped as a bridge: a C node
+ * one level down with one live entry (an item, or a child necessarily
+ * further down)?  A full node builds one for each item and compressed
+ * child it takes; a compact node may hold such a child as well (a new
+ * child for one key, or one that lost entries to deletes): the checks
+ * compare counts before and after.
+ */
 FZ_NO_COVERAGE static bool child_is_bridge(void *child, unsigned int level)
 {
-	struct rt_cnode *node;
-	void **slots, *e, *only = NULL;
-	unsigned int i;
-
-	if (!rt_is_internal(child) || !rt_entry_compact(child) ||
-	    rt_entry_level(child) + 1 != level)
-		return false;
-	node = rt_entry_cnode(child);
-	if (cnode_count(node) != 1)
-		return false;
-	slots = rt_cnode_slots(node);
-	for (i = 0; i < node->next; i++) {
-		e = rt_entry_locked(&fz_tree, slots[i]);
-		if (e)
-			only = e;
-	}
-	return only != NULL;
+	return rt_is_internal(child) && rt_entry_compact(child) &&
+	       rt_entry_level(child) + 1 == level && cnode_count(rt_entry_cnode(child)) == 1;
 }
 
 FZ_NO_COVERAGE static void shape_of(void *entry, struct fz_shape *s)
