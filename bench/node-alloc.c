@@ -34,7 +34,9 @@
  * --tree KEYSET:LOG2 builds one tree of rcuradix-bench's key set instead
  * (same generator, same seed) and prints "backend tree KEYSET:LOG2 what
  * value" lines: the nodes of every size ("class<S>", "full": F nodes among
- * them) and what the tree costs the allocator (see tree_memory()).
+ * them), the bytes the same nodes would take in other compact-node
+ * layouts ("layout-*", see census_layouts()) and what the tree costs the
+ * allocator (see tree_memory()).
  */
 #define _GNU_SOURCE 1
 #include "config.h"
@@ -471,16 +473,48 @@ static void inserts(void)
 
 /* ---- one tree: its nodes by size, and what it costs the allocator -------- */
 
+/*
+ * The same nodes under other compact-node layouts: what the tree would
+ * take if only the layout changed, entries and node kinds as they are.
+ * Full nodes count their 576 bytes in each.  A compact node counts its
+ * live entries only, with no room for appends (a settled tree's nodes
+ * keep some), so each figure is a lower bound for its layout:
+ *   layout-tight   today's entry layout and size classes
+ *   layout-exact   today's entry layout, no size classes (bytes needed)
+ *   layout-narrow  no size classes, and each suffix in the bytes its
+ *                  level's bits need (3, 5, 6 or 7 as well as 1, 2, 4, 8)
+ *   layout-narrow-h16-c16  the same with a 16-byte header (no rcu_head in
+ *                  the node) in 16-byte size classes
+ */
+enum { LAYOUT_TIGHT, LAYOUT_EXACT, LAYOUT_NARROW, LAYOUT_NARROW_H16_C16, NLAYOUTS };
+static const char *const layout_names[NLAYOUTS] = {
+	"layout-tight", "layout-exact", "layout-narrow", "layout-narrow-h16-c16",
+};
+
 struct census {
 	unsigned long nodes, bytes, full;
 	unsigned long per_class[NCLASSES];
+	double layout[NLAYOUTS];
 };
+
+/* Add a compact node at @level with @live entries to each layout's total. */
+static void census_layouts(struct census *c, unsigned int level, unsigned int live)
+{
+	size_t w = rt_sfx_width(level), narrow_w = (RT_LEVEL_BITS(level) + 7) / 8;
+	size_t need = rt_cnode_slots_off((unsigned int)w, live) + live * sizeof(void *);
+	size_t entry = narrow_w + 1 + sizeof(void *);  /* suffix, tag byte, slot */
+
+	c->layout[LAYOUT_TIGHT] += (double)rt_class_round(need);
+	c->layout[LAYOUT_EXACT] += (double)need;
+	c->layout[LAYOUT_NARROW] += (double)(RT_C_HEADER + live * entry);
+	c->layout[LAYOUT_NARROW_H16_C16] += (double)((16 + live * entry + 15) / 16 * 16);
+}
 
 /* Every node under @entry, by size (the tree lock is held). */
 static void census_walk(const struct radix_tree_root *root, void *entry, struct census *c)
 {
 	size_t bytes = rt_entry_bytes(entry);
-	unsigned int i, n;
+	unsigned int i, n, live;
 	void **slots;
 
 	if (bytes % RT_NODE_ALIGN || bytes / RT_NODE_ALIGN >= NCLASSES)
@@ -491,11 +525,18 @@ static void census_walk(const struct radix_tree_root *root, void *entry, struct 
 	if (!rt_entry_compact(entry))
 		c->full++;
 	slots = rt_entry_slots(entry, &n);
-	for (i = 0; i < n; i++) {
+	for (i = 0, live = 0; i < n; i++) {
 		void *e = rt_entry_locked(root, slots[i]);
 
+		live += e != NULL;
 		if (e && rt_is_internal(e))
 			census_walk(root, e, c);
+	}
+	if (rt_entry_compact(entry)) {
+		census_layouts(c, rt_entry_level(entry), live);
+	} else {
+		for (i = 0; i < NLAYOUTS; i++)
+			c->layout[i] += (double)bytes;
 	}
 }
 
@@ -666,6 +707,8 @@ static void tree_memory(const char *spec)
 			tree_line(spec, what, (double)c.per_class[i]);
 		}
 	tree_line(spec, "node-bytes", (double)c.bytes);
+	for (i = 0; i < NLAYOUTS; i++)
+		tree_line(spec, layout_names[i], c.layout[i]);
 	tree_line(spec, "estimate", (double)mem.bytes);
 	tree_line(spec, "backing", v1.backing - v0.backing);
 	if (v0.allocated >= 0) {

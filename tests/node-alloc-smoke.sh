@@ -22,7 +22,7 @@ for b in $backends; do
 		insert-sparse insert-sparse+preload; do
 		grep -q "^$b $m [0-9]" "$out.raw" || { echo "FAIL: $b: no $m figure"; cat "$out"; exit 1; }
 	done
-	mem="nodes node-bytes backing rss"
+	mem="nodes node-bytes backing rss layout-tight layout-exact layout-narrow layout-narrow-h16-c16"
 	[ "$b" = libc ] || mem="$mem allocated active resident"
 	for t in dense-rand:10 dense-rand:12 holes:10 holes:12 clustered:10 clustered:12 \
 		sparse32:10 sparse32:12 sparse64:10 sparse64:12; do
@@ -35,6 +35,18 @@ for b in $backends; do
 	# a full node.
 	grep -q "^$b tree dense-rand:10 full 17\$" "$out.raw" ||
 		{ echo "FAIL: $b: dense-rand:10 should have 17 full nodes"; cat "$out"; exit 1; }
+	# Full nodes only: every layout is the tree's own bytes.  Compact
+	# nodes: the tree keeps room for appends, and each layout after the
+	# first is smaller than the one before it.
+	awk -v b="$b" '$1 == b && $2 == "tree" && $3 == "dense-rand:10" { v[$4] = $5 }
+		END { n = split("layout-tight layout-exact layout-narrow layout-narrow-h16-c16", l, " ");
+		      for (i = 1; i <= n; i++) if (v[l[i]] != v["node-bytes"]) exit 1 }' "$out.raw" ||
+		{ echo "FAIL: $b: a layout of dense-rand:10 differs from its bytes"; cat "$out"; exit 1; }
+	awk -v b="$b" '$1 == b && $2 == "tree" && $3 == "sparse64:12" { v[$4] = $5 }
+		END { exit !(v["layout-tight"] <= v["node-bytes"] && v["layout-exact"] < v["layout-tight"] &&
+			     v["layout-narrow"] < v["layout-exact"] &&
+			     v["layout-narrow-h16-c16"] < v["layout-narrow"]) }' "$out.raw" ||
+		{ echo "FAIL: $b: the layouts of sparse64:12 are out of order"; cat "$out"; exit 1; }
 done
 grep -q WARNING "$out" && { echo "FAIL: warning in the summary"; cat "$out"; exit 1; }
 grep -q '^  sparse64:12 ' "$out" || { echo "FAIL: no memory rows in the summary"; cat "$out"; exit 1; }
