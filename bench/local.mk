@@ -12,6 +12,8 @@
 #                          tests/bench-smoke.sh keeps it from rotting.
 #   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md).
 #   bench/cg-probe         instruction counts per operation under callgrind.
+#   bench/lines-probe      cache lines per lookup, rcuradix against JudyL, under
+#                          callgrind's cache simulation (bench/lines-probe.sh).
 
 BENCH_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/bench $(NODE_ALLOC_CPPFLAGS) \
 	$(URCU_MEMB_CFLAGS) $(URCU_CDS_CFLAGS)
@@ -68,6 +70,22 @@ clean-local: clean-bench-plots
 clean-bench-plots:
 	-rm -rf bench-plots
 .PHONY: clean-bench-plots
+
+# The cache lines a lookup reads, rcuradix against JudyL (callgrind's cache
+# simulation; bench/lines-probe.sh prints the table).  Not under sanitizers,
+# which valgrind cannot run.
+if HAVE_JUDY
+if !SANITIZERS
+noinst_PROGRAMS += bench/lines-probe
+bench_lines_probe_SOURCES = bench/lines-probe.c bench/bench.h bench/keys.c
+bench_lines_probe_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_lines_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(JUDY_LIBS) $(PTHREAD_LIBS)
+# A real executable, not a libtool wrapper script: valgrind runs it directly.
+bench_lines_probe_LDFLAGS = -no-install
+TESTS += tests/lines-probe-smoke.sh
+endif
+endif
+EXTRA_DIST += bench/lines-probe.sh tests/lines-probe-smoke.sh
 
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe
