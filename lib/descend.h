@@ -335,13 +335,23 @@ rt_sorted_lower_bound(const struct rt_cnode *node, unsigned int w, unsigned int 
 /* Is entry @i of a C node with 8-byte suffixes @sfxs a live candidate for
  * @sfx?  *@found gets its entry. */
 static inline bool rt_w8_candidate(const struct radix_tree_root *root, const uint64_t *sfxs,
-				   const uint8_t *tags, void **slots, unsigned int i,
-				   unsigned long sfx, unsigned long mask, void **found)
+				   void **slots, unsigned int i, unsigned long sfx,
+				   unsigned long mask, void **found)
 {
-	if (sfxs[i] != sfx && (((sfxs[i] ^ sfx) & mask) || !rt_ctag_child(tags, i)))
+	bool exact = sfxs[i] == sfx;
+	void *e;
+
+	if (!exact && ((sfxs[i] ^ sfx) & mask))
 		return false;
-	*found = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
-	return *found != NULL;
+	/* Sharing the digit only: a child is the answer, an item is not.
+	 * The slot tells which (a position keeps its kind; NULL is neither),
+	 * and the slot is loaded anyway when it is the answer: the tag
+	 * byte's line is not. */
+	e = root ? rt_entry_locked(root, slots[i]) : rt_entry_rcu(slots[i]);
+	if (!e || (!exact && !rt_is_internal(e)))
+		return false;
+	*found = e;
+	return true;
 }
 
 static inline __attribute__((always_inline)) int
@@ -352,28 +362,27 @@ rt_cnode_find_w8(const struct radix_tree_root *root, const struct rt_cnode *node
 	unsigned int n = root ? node->next : rt_cnode_next_rcu(node);
 	unsigned int s = root ? node->sorted : rt_cnode_sorted_rcu(node, n), p, i;
 	unsigned long mask = ~rt_level_maxindex(level - 1);
-	const uint8_t *tags = rt_cnode_tags_w(node, 8);
 	void **slots = rt_cnode_slots_w(node, 8);
 
 	p = s ? rt_w8_lower_bound(sfxs, s, sfx, level) : 0;
 	if (!node->children) {
 		/* Items only: in the run, the exact entry is at the bound. */
-		if (p < s && sfxs[p] == sfx && rt_w8_candidate(root, sfxs, tags, slots, p, sfx, 0, found))
+		if (p < s && sfxs[p] == sfx && rt_w8_candidate(root, sfxs, slots, p, sfx, 0, found))
 			return (int)p;
 		for (i = s; i < n; i++)
-			if (sfxs[i] == sfx && rt_w8_candidate(root, sfxs, tags, slots, i, sfx, 0, found))
+			if (sfxs[i] == sfx && rt_w8_candidate(root, sfxs, slots, i, sfx, 0, found))
 				return (int)i;
 		return -1;
 	}
 	/* The exact entry, or a child of the digit stored with a larger
 	 * prefix, is at the bound; a child stored with a smaller one just
 	 * before it. */
-	if (p < s && rt_w8_candidate(root, sfxs, tags, slots, p, sfx, mask, found))
+	if (p < s && rt_w8_candidate(root, sfxs, slots, p, sfx, mask, found))
 		return (int)p;
-	if (p > 0 && rt_w8_candidate(root, sfxs, tags, slots, p - 1, sfx, mask, found))
+	if (p > 0 && rt_w8_candidate(root, sfxs, slots, p - 1, sfx, mask, found))
 		return (int)p - 1;
 	for (i = s; i < n; i++)
-		if (rt_w8_candidate(root, sfxs, tags, slots, i, sfx, mask, found))
+		if (rt_w8_candidate(root, sfxs, slots, i, sfx, mask, found))
 			return (int)i;
 	return -1;
 }
