@@ -25,15 +25,7 @@
 
 #include <rcuradix/radix-tree.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#endif
-#endif
-#ifndef CALLGRIND_START_INSTRUMENTATION
-#define CALLGRIND_START_INSTRUMENTATION ((void)0)
-#define CALLGRIND_STOP_INSTRUMENTATION ((void)0)
-#endif
+#include "callgrind.h"
 
 static unsigned long nkeys = 1UL << 16;
 static void **flat;

@@ -39,15 +39,7 @@
 
 #include "bench.h"
 
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#endif
-#endif
-#ifndef CALLGRIND_START_INSTRUMENTATION
-#define CALLGRIND_START_INSTRUMENTATION ((void)0)
-#define CALLGRIND_STOP_INSTRUMENTATION ((void)0)
-#endif
+#include "callgrind.h"
 
 #define LOOKUPS 2000            /* default */
 #define EVICT_BYTES (2UL << 20) /* twice the simulated LL above */

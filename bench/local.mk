@@ -77,7 +77,7 @@ clean-bench-plots:
 if HAVE_JUDY
 if !SANITIZERS
 noinst_PROGRAMS += bench/lines-probe
-bench_lines_probe_SOURCES = bench/lines-probe.c bench/bench.h bench/keys.c
+bench_lines_probe_SOURCES = bench/lines-probe.c bench/bench.h bench/callgrind.h bench/keys.c
 bench_lines_probe_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_lines_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(JUDY_LIBS) $(PTHREAD_LIBS)
 # A real executable, not a libtool wrapper script: valgrind runs it directly.
@@ -89,7 +89,7 @@ EXTRA_DIST += bench/lines-probe.sh tests/lines-probe-smoke.sh
 
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe
-bench_cg_probe_SOURCES = bench/cg-probe.c
+bench_cg_probe_SOURCES = bench/cg-probe.c bench/callgrind.h
 bench_cg_probe_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 bench_cg_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
