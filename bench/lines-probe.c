@@ -9,16 +9,16 @@
  * third argument's count) of the set's lookup order in each, every lookup
  * from a cold simulated cache: before each one the probe reads a buffer
  * twice the size of the simulated last-level cache (evict(); the caches
- * replace the least recently used line), so every line the lookup reads misses once
- * and only once (the simulated D1 holds far more lines than a lookup
- * reads).  The read misses of radix_tree_lookup() and of JudyLGet() with
- * judy_value() (each lookup as its caller gets the item), divided by the
- * lookups, are the lines a lookup reads: its nodes' and those of the
- * constant tables it reads (rcuradix: the root's line too; the caller's
- * call through the dynamic linker's table is left out of both).  Collection is on only around
- * the lookups.  The tree's lookups run in one read-side section, so the
- * count is the tree's lines, not the RCU reader's; the root's line counts
- * (JudyL's root is a pointer the caller passes).
+ * replace the least recently used line), so every line the lookup reads
+ * misses once and only once (the simulated D1 holds far more lines than a
+ * lookup reads).  The read misses of radix_tree_lookup(), and of
+ * JudyLGet() with judy_value() (each lookup as its caller gets the item),
+ * divided by the lookups, are the lines a lookup reads: its nodes', those
+ * of the constant tables it reads and, for rcuradix, the root's (JudyL's
+ * root is a pointer the caller passes).  The call through the dynamic
+ * linker's table is the caller's, left out of both.  Collection is on only
+ * around the lookups; the tree's run in one read-side section, so the RCU
+ * reader's lines are not counted.
  *
  *   valgrind --tool=callgrind --cache-sim=yes --instr-atstart=no \
  *            --D1=32768,8,64 --LL=1048576,16,64 bench/lines-probe KEYSET LOG2 [LOOKUPS]
