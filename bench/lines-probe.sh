@@ -19,10 +19,11 @@ trap 'rm -f "$out"' EXIT
 printf '%-14s %10s %10s %7s %11s %11s\n' "key set" "rcuradix" "JudyL" "ratio" "rcuradix" "JudyL"
 printf '%-14s %10s %10s %7s %11s %11s\n' "" "lines" "lines" "" "instr." "instr."
 for spec in "$@"; do
-	set -- $(echo "$spec" | tr ':' ' ')
+	keyset=${spec%%:*}
+	log2n=${spec#*:}
 	lookups=$(valgrind --tool=callgrind --cache-sim=yes --instr-atstart=no \
 		--D1=32768,8,64 --LL=1048576,16,64 --callgrind-out-file="$out" \
-		"$probe" "$1" "$2" ${LINES_LOOKUPS:+"$LINES_LOOKUPS"} 2>/dev/null | sed -n 's/.* lookups \([0-9]*\)$/\1/p')
+		"$probe" "$keyset" "$log2n" ${LINES_LOOKUPS:+"$LINES_LOOKUPS"} 2>/dev/null | sed -n 's/.* lookups \([0-9]*\)$/\1/p')
 	[ -n "$lookups" ] || { echo "lines-probe.sh: $spec: the probe failed" >&2; exit 1; }
 	# Inclusive Ir and D1mr of the lookups (GCC may suffix a name:
 	# judy_value.constprop.0): radix_tree_lookup(); JudyLGet() and

@@ -422,8 +422,9 @@ static inline bool rt_cnode_empty(const struct radix_tree_root *root, const stru
  * Returns its position, or -1.  A reader (@root NULL) may meet a retired
  * node: -1 then means "check dead".
  * The candidates: the entries whose suffix is @sfx (an item, or a child
- * stored with that prefix), then the children (kind bits) that share its
- * digit; live entries never share a digit with a child, so at most one
+ * stored with that prefix), then the children that share its digit (told
+ * by their kind bits; by their slots where suffixes are 8 bytes, see
+ * rt_w8_candidate()); live entries never share a digit with a child, so at most one
  * candidate is live.  Only candidates' slots are loaded; a tombstone is
  * passed over (a child's tombstone may share the suffix of an item
  * appended further on).
