@@ -52,7 +52,8 @@
  *
  *      0        8                 24
  *      +--------+-----------------+----------+---------+-----+-----------+
- *      | header | rcu_head / dead | sfx[cap] | tag[cap]| pad | slot[cap] |
+ *      | header | demotions /     | sfx[cap] | tag[cap]| pad | slot[cap] |
+ *      |        | retired, rcu    |          |         |     |           |
  *      +--------+-----------------+----------+---------+-----+-----------+
  *      header: level, size class, cap (entries room), dead, next (entries
  *              used: positions [0, next) were written, in append order),
@@ -60,6 +61,9 @@
  *              writes its entries sorted, and an append whose suffix
  *              exceeds every earlier one extends the run), children
  *              (child entries built with: tells lookups what to match)
+ *      demotions  while linked: the demoting copies made in the node's
+ *              line of copies (the writer's; once unlinked, the space is
+ *              the retired list's link, then the rcu_head)
  *      sfx[i]  entry i's key suffix: index & maxindex(level), in 1, 2, 4 or
  *              8 bytes (rt_sfx_width(level)).  An item entry matches the
  *              key whose suffix it is.  A child entry holds the child's key
@@ -212,8 +216,12 @@ struct rt_cnode {
 	uint8_t children;    /* child entries it was built with (appends add
 			      * items only): set while private, read-only after */
 	union {
-		struct rcu_head rcu;      /* once unlinked: call_rcu */
-		struct rt_retired retired; /* before that, under the tree lock */
+		/* While linked: the demoting copies its line of copies made
+		 * (RT_DEMOTE_ALL_AFTER).  Set while private, read by the next
+		 * copy.  W, R: tree lock; readers never use it */
+		unsigned long demotions;
+		struct rt_retired retired; /* once unlinked, under the tree lock */
+		struct rcu_head rcu;       /* then: call_rcu */
 	};
 	unsigned char data[];
 } __attribute__((aligned(RT_NODE_ALIGN)));
@@ -584,11 +592,24 @@ static inline size_t rt_entry_bytes(const void *entry)
  * class or full, and a third node of any size, since a compact node may
  * take a larger block than it asked for; the other nodes, bridges and
  * pairs, are of the smallest class and take any of the blocks left.
+ *
+ * One copy may take more, and never from the reserve alone: a copy whose
+ * line of copies has demoted RT_DEMOTE_ALL_AFTER times moves every group
+ * of items into a node of its own (tree.c, rt_plan_demote_all()), up to
+ * RT_PLAN_ALL_NODES nodes and the bridges of one full node.  It allocates
+ * them on the spot, where the tree's gfp mask allows, and if it cannot get
+ * them all, it gives them back and makes the copy above instead: the
+ * reserve still covers every insert.
  */
 #define RT_DEMOTE_ROOM 8U
 #define RT_PLAN_MAX_NODES (2U + RT_DEMOTE_ROOM)
 #define RT_F_MAX_BRIDGES 8U
 #define RT_INSERT_MAX_NODES (3U + RT_F_MAX_BRIDGES)
+/* A node demotes at most once per digit before its digits are all
+ * children: the 8-slot test build takes this path after four, so that its
+ * tests reach it too. */
+#define RT_DEMOTE_ALL_AFTER (RT_MAP_SIZE == 64 ? 10U : 4U)
+#define RT_PLAN_ALL_NODES (2U + RT_MAP_SIZE)
 /* The reserve's nodes: one of each C node size class (every multiple of
  * RT_NODE_ALIGN up to 512, then 640, 768, 896, 1024 and RT_C_MAX_BYTES),
  * one full node unless its size is one of them, and a second full and a
@@ -599,6 +620,7 @@ static inline size_t rt_entry_bytes(const void *entry)
 _Static_assert(RT_INSERT_MAX_NODES <= RT_PRELOAD_SIZE,
 	       "the reserve holds enough blocks for the worst insert");
 _Static_assert(RT_PLAN_MAX_NODES <= RT_INSERT_MAX_NODES, "a plan's nodes fit in an insert's");
+_Static_assert(RT_PLAN_MAX_NODES <= RT_PLAN_ALL_NODES, "a plan has room for every kind");
 
 /* Size of a full node (the unit of the node-count statistics). */
 #define RT_NODE_SIZE sizeof(struct rt_node)
@@ -625,6 +647,7 @@ enum rt_transition {
 	RT_TR_BRIDGE,       /* a compressed child hung from a full node by a bridge */
 	RT_TR_GROW_ABSORB,  /* a new top node that took the old top's items */
 	RT_TR_REFILL,       /* an item put back at its key's tombstone in place */
+	RT_TR_DEMOTE_ALL,   /* a demote, then every group of items into a node of its own */
 	RT_TR_COUNT
 };
 

@@ -201,6 +201,21 @@ int rt_nodes_get(void **nodes, size_t *sizes, unsigned int n, bool may_alloc)
 	return 0;
 }
 
+int rt_nodes_alloc(void **nodes, const size_t *sizes, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		rt_assert(sizes[i] % RT_NODE_ALIGN == 0 && sizes[i] <= RT_C_MAX_BYTES);
+		if (rt_node_alloc(sizes[i], &nodes[i], 1) != 1) {
+			while (i-- > 0)
+				rt_node_free(sizes[i], &nodes[i], 1);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 void rt_nodes_put(void **nodes, const size_t *sizes, unsigned int n)
 {
 	struct rt_reserve *reserve = rt_reserve_self();

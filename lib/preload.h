@@ -13,6 +13,10 @@
  * compact node may get a larger block: @sizes[i] is updated.  All or
  * nothing: 0, or -ENOMEM with nothing taken. */
 RT_HIDDEN int rt_nodes_get(void **nodes, size_t *sizes, unsigned int n, bool may_alloc);
+/* Get @n nodes of @sizes[i] bytes from the backend, never from the
+ * reserve (a plan larger than the reserve covers, with a fallback).  All
+ * or nothing: 0, or -ENOMEM with nothing taken. */
+RT_HIDDEN int rt_nodes_alloc(void **nodes, const size_t *sizes, unsigned int n);
 /* Give back @n nodes obtained by rt_nodes_get() and not used: into the
  * reserve if it has room, else to the backend. */
 RT_HIDDEN void rt_nodes_put(void **nodes, const size_t *sizes, unsigned int n);

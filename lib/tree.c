@@ -414,20 +414,29 @@ struct rt_node_plan {
 };
 
 /* Nodes 0 to RT_PLAN_BIG_NODES - 1 may hold RT_ENTS_MAX entries; the
- * others hold a pair (rt_plan_demote_pairs()). */
+ * others, small groups (rt_plan_demote_pairs(), rt_plan_demote_all()),
+ * share one pool: their entries come out of node 0's, which hold fewer. */
 #define RT_PLAN_BIG_NODES 3U
 
 struct rt_plan {
-	struct rt_node_plan node[RT_PLAN_MAX_NODES];
+	struct rt_node_plan node[RT_PLAN_ALL_NODES];
 	unsigned int nr;
+	unsigned int pooled;  /* entries of the pool given to nodes */
 	struct rt_ent ents[RT_PLAN_BIG_NODES][RT_ENTS_MAX];
-	struct rt_ent pair[RT_PLAN_MAX_NODES - RT_PLAN_BIG_NODES][2];
+	struct rt_ent pool[RT_ENTS_MAX];
 };
 
-/* Plan node @i, its entries' storage attached. */
-static struct rt_node_plan *rt_plan_node(struct rt_plan *plan, unsigned int i)
+/* Plan node @i, its entries' storage attached: room for @cap entries if
+ * it is not one of the big nodes. */
+static struct rt_node_plan *rt_plan_node(struct rt_plan *plan, unsigned int i, unsigned int cap)
 {
-	plan->node[i].ents = i < RT_PLAN_BIG_NODES ? plan->ents[i] : plan->pair[i - RT_PLAN_BIG_NODES];
+	if (i < RT_PLAN_BIG_NODES) {
+		plan->node[i].ents = plan->ents[i];
+	} else {
+		rt_assert(plan->pooled + cap <= RT_ENTS_MAX);
+		plan->node[i].ents = plan->pool + plan->pooled;
+		plan->pooled += cap;
+	}
 	return &plan->node[i];
 }
 
@@ -492,7 +501,7 @@ rt_plan_move_groups(struct rt_plan *plan, unsigned int i, unsigned long digits, 
 	for (left = digits; left; left &= left - 1) {
 		rt_assert(plan->nr < RT_PLAN_MAX_NODES);
 		node_of[__builtin_ctzl(left)] = (uint8_t)plan->nr;
-		rt_plan_node(plan, plan->nr++)->n = 0;
+		rt_plan_node(plan, plan->nr++, 2)->n = 0;
 	}
 	end = plan->nr;
 	for (j = 0; j < p->n; j++) {
@@ -653,15 +662,103 @@ static void rt_plan_demote_pairs(struct rt_plan *plan)
 		rt_plan_move_groups(plan, 0, digits, false);
 }
 
-/* Nodes for @plan: all or nothing; then build them, deepest first, each
- * child's entry into its parent.  Returns node[0]'s entry, or NULL for
- * -ENOMEM. */
-static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
+/*
+ * A node on its way to a full node demotes a group at each copy that
+ * overflows it: a node two levels above the items of 2^16 uniform 64-bit
+ * keys is copied whole (64 entries) some twenty-five times on its way, for
+ * one pair of items at a time.  Its history tells it from a node that
+ * stays compact (uniform keys at 2^20 overflow their nodes a few times):
+ * so the copy of a node whose line of copies demoted RT_DEMOTE_ALL_AFTER
+ * times moves every group of items of node 0 into a node of its own,
+ * after the largest group rt_plan_demote() moved: a lone item into a node
+ * one level down (the full node's child), two or more into a node at the
+ * level where they part.  Node 0 then holds children only, and becomes a
+ * full node where rt_wants_full() says so.  Not if that would take more
+ * bridges than a full node may have (groups that part further down, as
+ * the keys of runs do: their nodes belong where they part, and a node one
+ * level down for each would stay as a bridge; the copy's count of
+ * demotions then starts again).  The nodes, up to
+ * RT_PLAN_ALL_NODES, come from the allocator (rt_plan_build()).
+ * Return: true if the plan moved the groups, false if it is unchanged.
+ */
+static bool rt_plan_demote_all(struct rt_plan *plan)
 {
-	void *mem[RT_INSERT_MAX_NODES], *entry = NULL;
-	size_t sizes[RT_INSERT_MAX_NODES];
-	unsigned int i, nr = plan->nr, bridges_at[RT_PLAN_MAX_NODES];
+	struct rt_node_plan *p = &plan->node[0], *sub;
+	unsigned int shift = rt_shift(p->level), count[RT_MAP_SIZE] = { 0 };
+	unsigned int j, d, kept = 0, far = 0, groups = 0, tags[RT_MAP_SIZE];
+	unsigned long first[RT_MAP_SIZE], diff[RT_MAP_SIZE], digits = 0;
+	uint8_t node_of[RT_MAP_SIZE];
 
+	rt_assert(plan->nr == 2 && p->level > 0 && p->n <= RT_C_MAX_ENTRIES);
+	for (j = 0; j < p->n; j++) {
+		const struct rt_ent *e = &p->ents[j];
+
+		if (rt_is_internal(e->entry)) {
+			far += rt_entry_level(e->entry) + 1 != p->level;
+			continue;
+		}
+		d = (unsigned int)((e->sfx >> shift) & RT_MAP_MASK);
+		if (!count[d]++) {
+			first[d] = e->sfx;
+			diff[d] = 0;
+			tags[d] = 0;
+			digits |= 1UL << d;
+			groups++;
+		}
+		diff[d] |= e->sfx ^ first[d];
+		tags[d] |= e->tags;
+	}
+	for (j = 0; j < RT_MAP_SIZE; j++)
+		far += count[j] >= 2 && rt_diverge_level(diff[j]) + 1 != p->level;
+	if (!groups || far > RT_F_MAX_BRIDGES)
+		return false;
+	_Static_assert(RT_PLAN_ALL_NODES >= 2 + RT_MAP_SIZE, "a node per digit");
+	for (unsigned long left = digits; left; left &= left - 1) {
+		d = (unsigned int)__builtin_ctzl(left);
+		node_of[d] = (uint8_t)plan->nr;
+		sub = rt_plan_node(plan, plan->nr++, count[d]);
+		sub->n = 0;
+		sub->level = count[d] >= 2 ? rt_diverge_level(diff[d]) : p->level - 1;
+		sub->room = 0;
+		sub->parent = 0;
+	}
+	for (j = 0; j < p->n; j++) {
+		struct rt_ent e = p->ents[j];
+
+		if (rt_is_internal(e.entry)) {
+			p->ents[kept++] = e;
+			continue;
+		}
+		sub = &plan->node[node_of[(e.sfx >> shift) & RT_MAP_MASK]];
+		e.sfx &= rt_level_maxindex(sub->level);
+		sub->ents[sub->n++] = e;
+	}
+	for (unsigned long left = digits; left; left &= left - 1) {
+		d = (unsigned int)__builtin_ctzl(left);
+		sub = &plan->node[node_of[d]];
+		p->ents[kept++] = (struct rt_ent){
+			first[d] & ~rt_level_maxindex(sub->level),
+			rt_placeholder(sub->level, rt_wants_full(sub->level, sub->ents, sub->n),
+				       node_of[d]),
+			tags[d] };
+	}
+	p->n = kept;
+	return true;
+}
+
+/* Nodes for @plan: all or nothing; then build them, deepest first, each
+ * child's entry into its parent.  @all: a plan of rt_plan_demote_all(),
+ * whose nodes are allocated on the spot, never taken from the reserve
+ * (which covers the plans of RT_INSERT_MAX_NODES nodes only).  Returns
+ * node[0]'s entry, or NULL for -ENOMEM. */
+static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan, bool all)
+{
+	void *mem[RT_PLAN_ALL_NODES + RT_F_MAX_BRIDGES], *entry = NULL;
+	size_t sizes[RT_PLAN_ALL_NODES + RT_F_MAX_BRIDGES];
+	unsigned int i, nr = plan->nr, bridges_at[RT_PLAN_ALL_NODES];
+	unsigned int max_nodes = all ? RT_PLAN_ALL_NODES + RT_F_MAX_BRIDGES : RT_INSERT_MAX_NODES;
+
+	rt_assert(nr <= (all ? RT_PLAN_ALL_NODES : RT_PLAN_MAX_NODES));
 	/* A parent's shape depends on its child's level and kind only, which
 	 * the placeholder gives.  The bridges' blocks come after the nodes'
 	 * (a reserve serves the nodes first), each node's together. */
@@ -674,7 +771,7 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 			far = rt_bridges_needed(p->level, p->ents, p->n);
 			/* A copy that moved pairs may want bridges the
 			 * reserve does not cover: it stays compact. */
-			if (nr + far > RT_INSERT_MAX_NODES) {
+			if (nr + far > max_nodes) {
 				rt_assert(i == 0 && nr > RT_PLAN_BIG_NODES);
 				p->full = false;
 				far = 0;
@@ -685,7 +782,8 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 		while (far--)
 			sizes[nr++] = rt_bridge_bytes(p->level);
 	}
-	if (rt_nodes_get(mem, sizes, nr, rt_may_alloc(root->gfp_mask)))
+	if (all ? rt_nodes_alloc(mem, sizes, nr)
+		: rt_nodes_get(mem, sizes, nr, rt_may_alloc(root->gfp_mask)))
 		return NULL;
 	/* A child is planned after its parent: built before it. */
 	for (i = plan->nr; i-- > 0;) {
@@ -706,6 +804,7 @@ static void *rt_plan_build(struct radix_tree_root *root, struct rt_plan *plan)
 static struct rt_node_plan *rt_plan_one(struct rt_plan *plan, unsigned int level)
 {
 	plan->nr = 1;
+	plan->pooled = 0;
 	plan->node[0].ents = plan->ents[0];
 	plan->node[0].level = level;
 	plan->node[0].room = 0;
@@ -997,9 +1096,65 @@ static int rt_insert_copy_grow(struct radix_tree_root *root, struct rt_path *pat
 	}
 	rt_assert(n == live + 1U && n <= node->cap);
 	node->next = node->sorted = (uint8_t)n;
+	node->demotions = old->demotions;  /* the line of copies goes on */
 	rt_copy_publish(root, path, rt_cnode_entry(node));
 	rt_transition(RT_TR_COPY);
 	return 0;
+}
+
+/*
+ * Plan the copy of C node @old (above the leaves) with @item at @index:
+ * its live entries and the new one, and, when they exceed RT_C_MAX_ENTRIES,
+ * the largest group of items moved into a new child (and a second group
+ * for a full node, rt_plan_demote_for_full()).  *@seen: what the demote
+ * saw, if it demoted (plan->nr > 1).
+ */
+static struct rt_node_plan *rt_plan_copy(const struct radix_tree_root *root, struct rt_plan *plan,
+					 const struct rt_cnode *old, unsigned long index, void *item,
+					 struct rt_demoted *seen)
+{
+	struct rt_node_plan *p = rt_plan_one(plan, old->level);
+
+	p->n = rt_ents_collect(root, old, p->ents);
+	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(old->level), item, 0 };
+	if (p->n > RT_C_MAX_ENTRIES) {
+		rt_plan_demote(plan, 0, seen);
+		rt_plan_demote_for_full(plan, seen);
+	}
+	return p;
+}
+
+/* What rt_insert_copy_all() made of a copy. */
+enum rt_copy_all {
+	RT_COPY_ALL_NO,        /* not due: the plan is unchanged */
+	RT_COPY_ALL_DECLINED,  /* due, but its groups part too far down: unchanged */
+	RT_COPY_ALL_PLANNED,   /* the plan demotes every group */
+};
+
+/*
+ * The copy of a node whose line of copies has demoted RT_DEMOTE_ALL_AFTER
+ * times, if @plan (from rt_plan_copy()) demoted one group and the tree may
+ * allocate: every group of items moved too (rt_plan_demote_all()), its
+ * nodes allocated on the spot.  *@how says what it did.  Returns node 0's
+ * entry, or NULL if the plan does not apply (*@how is not
+ * RT_COPY_ALL_PLANNED: @plan is unchanged) or its nodes are not to be had
+ * (@plan is then to be made again for the copy the reserve covers).
+ */
+static void *rt_insert_copy_all(struct radix_tree_root *root, struct rt_plan *plan,
+				const struct rt_cnode *old, enum rt_copy_all *how)
+{
+	*how = RT_COPY_ALL_NO;
+	if (old->demotions < RT_DEMOTE_ALL_AFTER || plan->nr != 2 ||
+	    !rt_may_alloc(root->gfp_mask) || rt_wants_full(old->level, plan->node[0].ents,
+							   plan->node[0].n))
+		return NULL;
+	if (!rt_plan_demote_all(plan)) {
+		*how = RT_COPY_ALL_DECLINED;
+		return NULL;
+	}
+	*how = RT_COPY_ALL_PLANNED;
+	plan->node[0].room = rt_copy_room(plan->node[0].n);
+	return rt_plan_build(root, plan, true);
 }
 
 /*
@@ -1013,8 +1168,10 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 {
 	struct rt_path_step *leaf = rt_path_leaf(path);
 	struct rt_cnode *old = rt_entry_cnode(leaf->entry);
+	struct rt_demoted seen;
 	struct rt_plan plan;
 	struct rt_node_plan *p;
+	enum rt_copy_all how;
 	unsigned int live;
 	void *entry;
 
@@ -1023,32 +1180,38 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 	live = rt_cnode_live(root, old);
 	if (live + 1U <= RT_C_MAX_ENTRIES && !rt_copy_may_be_full(old, live))
 		return rt_insert_copy_grow(root, path, index, item);
-	p = rt_plan_one(&plan, old->level);
-	p->n = rt_ents_collect(root, old, p->ents);
-	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(old->level), item, 0 };
-	if (p->n > RT_C_MAX_ENTRIES) {
-		struct rt_demoted seen;
-
-		rt_plan_demote(&plan, 0, &seen);
-		rt_plan_demote_for_full(&plan, &seen);
-		if (plan.nr == 2 && plan.node[1].n == 2 && !rt_wants_full(p->level, p->ents, p->n))
-			rt_plan_demote_pairs(&plan);
+	p = rt_plan_copy(root, &plan, old, index, item, &seen);
+	entry = rt_insert_copy_all(root, &plan, old, &how);
+	if (entry) {
+		rt_transition(RT_TR_DEMOTE_ALL);
+		goto publish;
 	}
+	if (how == RT_COPY_ALL_PLANNED)  /* its nodes not to be had: the copy the reserve covers */
+		p = rt_plan_copy(root, &plan, old, index, item, &seen);
+	if (plan.nr == 2 && plan.node[1].n == 2 && !rt_wants_full(p->level, p->ents, p->n))
+		rt_plan_demote_pairs(&plan);
 	p->room = rt_copy_room(p->n);
-	entry = rt_plan_build(root, &plan);
+	entry = rt_plan_build(root, &plan, false);
 	if (!entry)
 		return -ENOMEM;
-	rt_replace_node(root, path, path->depth - 1, entry);
-	rt_cnode_retire(root, leaf->entry, leaf->base);
 	if (plan.nr > 1)
 		rt_transition(plan.nr == 2			 ? RT_TR_DEMOTE
 			      : plan.node[2].parent == 1 ? RT_TR_DEMOTE_TWICE
 			      : rt_entry_compact(entry)	 ? RT_TR_DEMOTE_PAIRS
 							 : RT_TR_DEMOTE_FOR_FULL);
+	else if (rt_entry_compact(entry))
+		rt_transition(RT_TR_COPY);
+publish:
+	/* The copy's line of copies goes on in it (private still); one whose
+	 * groups part too far down counts again from here, so that its next
+	 * copies do not look for every group at each overflow. */
+	if (rt_entry_compact(entry))
+		rt_entry_cnode(entry)->demotions =
+			(how == RT_COPY_ALL_DECLINED ? 0 : old->demotions) + (plan.nr > 1);
+	rt_replace_node(root, path, path->depth - 1, entry);
+	rt_cnode_retire(root, leaf->entry, leaf->base);
 	if (!rt_entry_compact(entry))
 		rt_transition(old->level ? RT_TR_INNER_FULL : RT_TR_LEAF_FULL);
-	else if (plan.nr == 1)
-		rt_transition(RT_TR_COPY);
 	return 0;
 }
 
@@ -1074,7 +1237,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 	unsigned long prefix = rt_sfx_get(node, w, pos);
 	unsigned long sfx = index & rt_level_maxindex(level);
 	struct rt_plan plan;
-	struct rt_node_plan *top = rt_plan_one(&plan, level), *sub = rt_plan_node(&plan, 1);
+	struct rt_node_plan *top = rt_plan_one(&plan, level), *sub = rt_plan_node(&plan, 1, 0);
 	unsigned int i;
 	void *entry;
 
@@ -1102,7 +1265,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 
 		if (!shrinks && rt_wants_full(level, top->ents, top->n)) {
 			plan.nr = 2;
-			entry = rt_plan_build(root, &plan);
+			entry = rt_plan_build(root, &plan, false);
 			if (!entry)
 				return -ENOMEM;
 			rt_replace_node(root, path, path->depth - 1, entry);
@@ -1113,7 +1276,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 	}
 	plan.node[0] = *sub;
 	plan.nr = 1;
-	entry = rt_plan_build(root, &plan);
+	entry = rt_plan_build(root, &plan, false);
 	if (!entry)
 		return -ENOMEM;
 	/* Publish: the new node in the child's place. */
@@ -1166,7 +1329,7 @@ static int rt_insert_grow(struct radix_tree_root *root, unsigned long index, voi
 						   (unsigned int)rt_bits_locked(root, root->tags) };
 	p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(p->level), item, 0 };
 	p->room = absorb ? rt_copy_room(p->n) : 0;
-	entry = rt_plan_build(root, &plan);
+	entry = rt_plan_build(root, &plan, false);
 	if (!entry)
 		return -ENOMEM;
 	/* Publish: the new top, complete. */
@@ -1220,7 +1383,7 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 		 * the level below the F node, or the level @index needs. */
 		p = rt_plan_one(&plan, leaf ? rt_entry_level(leaf->entry) - 1 : rt_level_for(index));
 		p->ents[p->n++] = (struct rt_ent){ index & rt_level_maxindex(p->level), item, 0 };
-		entry = rt_plan_build(root, &plan);
+		entry = rt_plan_build(root, &plan, false);
 		if (!entry)
 			return -ENOMEM;
 		if (leaf)

@@ -1275,22 +1275,27 @@ static unsigned int bridge_workload(unsigned long *keys, struct titem **items)
 }
 
 /*
- * Four keys under each digit 1..56 at level 5, each four parting one level
- * down, then one key under each of digits 57, 58 and 59.  The compact top
- * (level 5) demotes the largest group at each insert that overflows it (a
- * four, or the four being inserted, or part of it), and holds 54 children
- * and two fours of items when the key under digit 59 overflows it with two
- * groups and three items alone: a full node with
- * three bridges, and a child for each four, take less memory than a
- * compact node, and it demotes both fours and becomes a full node.
- * Inserts (checked) go into @items; returns their count.
+ * A pair of keys under each digit 1..54 at level 5, each pair parting one
+ * level down (the first keys, then the second ones), then four keys under
+ * each of digits 55 and 56, then one key under each of digits 57, 58 and
+ * 59.  The compact top (level 5) overflows six times on the pairs, each
+ * copy moving nine pairs into children (a demotion of pairs), fewer than
+ * RT_DEMOTE_ALL_AFTER: when the key under digit 59 overflows it, it holds
+ * 54 children, the two fours and two items alone, and sees two groups and
+ * three items alone: a full node with three bridges, and a child for each
+ * four, take less memory than a compact node, and it demotes both fours
+ * and becomes a full node.  Inserts (checked) go into @items; returns
+ * their count.
  */
 static unsigned int two_groups_workload(unsigned long *keys, struct titem **items)
 {
 	unsigned long before = rt_transitions[RT_TR_DEMOTE_FOR_FULL];
 	unsigned int n = 0;
 
-	for (unsigned long g = 1; g <= 56; g++)
+	for (unsigned long j = 0; j < 2; j++)
+		for (unsigned long g = 1; g <= 54; g++)
+			keys[n++] = (g << 30) | (j << 24);
+	for (unsigned long g = 55; g <= 56; g++)
 		for (unsigned long j = 0; j < 4; j++)
 			keys[n++] = (g << 30) | (j << 24);
 	for (unsigned long g = 57; g <= 59; g++)
@@ -1311,7 +1316,7 @@ Test(basic, every_transition_is_reached)
 		"append", "new node", "grow root", "copy", "leaf to full", "inner to full",
 		"demote", "demote twice", "demote for a full node", "demote pairs", "split",
 		"split to full", "shrink", "unlink",
-		"bridge", "grow absorbing the top", "refill",
+		"bridge", "grow absorbing the top", "refill", "demote every group",
 	};
 	unsigned long before[RT_TR_COUNT], keys[4096 + 2000 + 8];
 	struct titem *items[4096 + 2000 + 8];

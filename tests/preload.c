@@ -16,8 +16,14 @@
  * Every failed insert returns -ENOMEM and leaves the tree exactly as it was
  * (model comparison + radix_tree_verify()), and no node leaks.  With a
  * preload before each insert, no insert ever fails.
+ *
+ * A copy that demotes every group takes more nodes than the reserve
+ * holds, from the allocator alone: with any of its allocations failing it
+ * makes the usual copy instead (preloaded, it still cannot fail), and a
+ * node whose groups part too far down keeps the usual copy.
  */
 #include "helpers.h"
+#include "descend.h"
 #include "model.h"
 
 #include <errno.h>
@@ -535,3 +541,271 @@ Test(preload, preloaded_inserts_never_fail_whatever_fails, .timeout = 120)
 		cr_assert_eq(oom_run(nth, true), 0);
 	t_finish(&tree);
 }
+
+/* ---- a copy that demotes every group -------------------------------------- */
+
+/*
+ * Keys below 2^36 drawn by a fixed xorshift: a top node whose digits each
+ * collect a few keys, so that it overflows again and again and demotes a
+ * group at each copy, as the nodes two levels above the items of uniform
+ * 64-bit keys do.  The sequence is fixed: the tests reach the same states
+ * every run.
+ */
+static unsigned long ripe_key(unsigned long *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x & ((1UL << 36) - 1);
+}
+
+/* Would an insert of @key copy the top node, a compact node whose line of
+ * copies demoted RT_DEMOTE_ALL_AFTER times, with no room left? */
+static bool copy_would_demote_all(unsigned long key)
+{
+	struct rt_path path;
+	const struct rt_cnode *top;
+	bool ripe = false;
+
+	radix_tree_lock(&tree);
+	rt_descend(&tree, key, &path, NULL);
+	if (path.depth == 1 && path.end == RT_END_ABSENT &&
+	    rt_entry_compact(path.step[0].entry)) {
+		top = rt_entry_cnode(path.step[0].entry);
+		ripe = top->demotions >= RT_DEMOTE_ALL_AFTER && top->next == top->cap &&
+		       !top->deleted;
+	}
+	radix_tree_unlock(&tree);
+	return ripe;
+}
+
+/* Demoting copies counted, of every kind but the one of every group. */
+static unsigned long demoting_copies(void)
+{
+	return rt_transitions[RT_TR_DEMOTE] + rt_transitions[RT_TR_DEMOTE_TWICE] +
+	       rt_transitions[RT_TR_DEMOTE_FOR_FULL] + rt_transitions[RT_TR_DEMOTE_PAIRS];
+}
+
+/*
+ * Insert the sequence's keys (into @keys and @items) until the next one
+ * would copy the top with every group demoted; returns how many went in
+ * and leaves that next key in *@next.  Each of the top's demoting copies
+ * (no other node demotes: the keys under a digit are few) is counted.
+ */
+static unsigned int grow_until_ripe(unsigned long *keys, struct titem **items,
+				    unsigned int max, unsigned long *next)
+{
+	unsigned long x = 0x9e3779b97f4a7c15UL, before = demoting_copies();
+	unsigned int n = 0;
+
+	for (;;) {
+		unsigned long key = ripe_key(&x);
+
+		if (radix_tree_lookup(&tree, key))
+			continue;
+		if (copy_would_demote_all(key)) {
+			*next = key;
+			break;
+		}
+		cr_assert_lt(n, max, "%u keys and the top is not ripe", n);
+		keys[n] = key;
+		items[n++] = t_insert_new(&tree, key);
+	}
+	cr_assert_eq(demoting_copies() - before, RT_DEMOTE_ALL_AFTER,
+		     "the top demoted %lu times, its line of copies says %u",
+		     demoting_copies() - before, RT_DEMOTE_ALL_AFTER);
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE_ALL], 0);
+	t_verify(&tree);
+	return n;
+}
+
+static void delete_all(const unsigned long *keys, struct titem **items, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		t_delete(&tree, keys[i], items[i]);
+	t_finish(&tree);
+}
+
+/* Does the top hold children only (a full node above the leaves, or a
+ * compact node without items)? */
+static bool top_holds_children_only(void)
+{
+	void *top = rt_entry_locked(&tree, tree.rnode);
+	void **slots;
+	unsigned int n;
+
+	if (!rt_entry_compact(top))
+		return rt_entry_level(top) > 0;
+	slots = rt_entry_slots(top, &n);
+	for (unsigned int i = 0; i < n; i++)
+		if (slots[i] && !rt_is_internal(slots[i]))
+			return false;
+	return true;
+}
+
+#define RIPE_MAX 1024
+
+/*
+ * A node whose line of copies demoted RT_DEMOTE_ALL_AFTER times, overflowing
+ * again: the copy moves every group of items into a node of its own, and
+ * holds children only.  Its nodes come from the allocator, not from the
+ * reserve.
+ */
+Test(preload, a_node_that_keeps_overflowing_demotes_every_group)
+{
+	static unsigned long keys[RIPE_MAX + 1];
+	static struct titem *items[RIPE_MAX + 1];
+	unsigned long before[RT_TR_COUNT];
+	struct rcuradix_stats st0, st1;
+	unsigned int n = grow_until_ripe(keys, items, RIPE_MAX, &keys[RIPE_MAX]);
+
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	memcpy(before, rt_transitions, sizeof(before));
+	st0 = stats();
+	keys[n] = keys[RIPE_MAX];
+	items[n] = t_insert_new(&tree, keys[n]);
+	st1 = stats();
+	radix_tree_preload_end();
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE_ALL] - before[RT_TR_DEMOTE_ALL], 1);
+	cr_assert_eq(demoting_copies(), before[RT_TR_DEMOTE] + before[RT_TR_DEMOTE_TWICE] +
+		     before[RT_TR_DEMOTE_FOR_FULL] + before[RT_TR_DEMOTE_PAIRS]);
+	cr_assert_eq(st1.nodes_reserved, st0.nodes_reserved,
+		     "the copy took %ld nodes from the reserve",
+		     (long)st0.nodes_reserved - (long)st1.nodes_reserved);
+	cr_assert_geq(st1.nodes_allocated - st0.nodes_allocated, 3,
+		     "%lu nodes: the copy and one group", st1.nodes_allocated - st0.nodes_allocated);
+	radix_tree_lock(&tree);
+	cr_assert(top_holds_children_only(), "the top still holds items");
+	radix_tree_unlock(&tree);
+	t_verify(&tree);
+	delete_all(keys, items, n + 1);
+}
+
+/*
+ * The same copy, with the n-th node allocation failing and the reserve
+ * empty (n = 1, 2, ...): it cannot get every node, gives back what it got,
+ * and makes the copy the reserve covers, whose nodes the allocator gives
+ * (the fault was spent); the insert succeeds with one demotion, leaks
+ * nothing, and the next overflow tries again.  Once n is past the copy's
+ * allocations, every group is demoted.
+ */
+Test(preload, a_copy_that_cannot_get_every_node_demotes_one_group, .timeout = 60)
+{
+	static unsigned long keys[RIPE_MAX + 1];
+	static struct titem *items[RIPE_MAX + 1];
+	unsigned long nth;
+
+	for (nth = 1;; nth++) {
+		unsigned long before[RT_TR_COUNT];
+		unsigned int n = grow_until_ripe(keys, items, RIPE_MAX, &keys[RIPE_MAX]);
+		struct titem *item = titem_new(keys[RIPE_MAX]);
+		int ret;
+
+		cr_assert_lt(nth, 200, "the copy still fails to get its nodes");
+		rcuradix_thread_cache_flush();
+		memcpy(before, rt_transitions, sizeof(before));
+		rt_fault_fail_nth(nth);
+		ret = radix_tree_insert(&tree, keys[RIPE_MAX], item);
+		rt_fault_fail_nth(0);
+		cr_assert_eq(ret, 0, "insert with allocation %lu failing = %d", nth, ret);
+		keys[n] = keys[RIPE_MAX];
+		items[n] = item;
+		t_verify(&tree);
+		cr_assert_eq(radix_tree_lookup(&tree, keys[n]), item);
+		if (rt_transitions[RT_TR_DEMOTE_ALL] != before[RT_TR_DEMOTE_ALL]) {
+			delete_all(keys, items, n + 1);
+			break;
+		}
+		cr_assert_eq(demoting_copies() - (before[RT_TR_DEMOTE] + before[RT_TR_DEMOTE_TWICE] +
+						  before[RT_TR_DEMOTE_FOR_FULL] +
+						  before[RT_TR_DEMOTE_PAIRS]),
+			     1, "allocation %lu failing: not one demotion", nth);
+		delete_all(keys, items, n + 1);  /* checks that nothing leaked */
+	}
+	cr_assert_gt(nth, 2, "every group demoted with the first allocation failing");
+}
+
+/* With every allocation failing: after a preload the insert still succeeds
+ * (the copy the reserve covers); without one, -ENOMEM and nothing changed. */
+Test(preload, a_ripe_copy_never_fails_a_preloaded_insert)
+{
+	static unsigned long keys[RIPE_MAX + 1];
+	static struct titem *items[RIPE_MAX + 1];
+	unsigned int n = grow_until_ripe(keys, items, RIPE_MAX, &keys[RIPE_MAX]);
+	struct titem *item = titem_new(keys[RIPE_MAX]);
+	struct rcuradix_stats st0, st1;
+	unsigned long nodes = tree.nr_nodes;
+	int ret;
+
+	tree.flavor->barrier();  /* the copies' old nodes freed: live stays put */
+	rcuradix_thread_cache_flush();
+	st0 = stats();
+	rt_fault_fail_all(true);
+	ret = radix_tree_insert(&tree, keys[RIPE_MAX], item);
+	rt_fault_fail_all(false);
+	st1 = stats();
+	cr_assert_eq(ret, -ENOMEM);
+	cr_assert_null(radix_tree_lookup(&tree, keys[RIPE_MAX]));
+	cr_assert_eq(tree.nr_nodes, nodes);
+	cr_assert_eq(st1.nodes_live, st0.nodes_live, "live nodes %lu -> %lu", st0.nodes_live,
+		     st1.nodes_live);
+	cr_assert(copy_would_demote_all(keys[RIPE_MAX]), "the failed insert changed the top");
+	t_verify(&tree);
+
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	rt_fault_fail_all(true);
+	ret = radix_tree_insert(&tree, keys[RIPE_MAX], item);
+	rt_fault_fail_all(false);
+	radix_tree_preload_end();
+	cr_assert_eq(ret, 0, "a preloaded insert = %d", ret);
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE_ALL], 0);
+	keys[n] = keys[RIPE_MAX];
+	items[n] = item;
+	t_verify(&tree);
+	delete_all(keys, items, n + 1);
+}
+
+#if RT_MAP_SHIFT == 6
+/*
+ * A top (level 5) of pairs of keys that part at the leaves, (g << 30) | 0
+ * and | 1: each overflow demotes one pair into a leaf (a pair that parts
+ * further down than one level is not moved with others), so the top
+ * overflows at every insert.  When its line has demoted
+ * RT_DEMOTE_ALL_AFTER times, its children are all far down: moving every
+ * pair would take a bridge each under a full node, more than one may
+ * have.  The copy is the usual one, and its count starts again, so that
+ * the next overflows do not look for every group again.  (The 8-slot
+ * build has 8 digits: never more far children than bridges.)
+ */
+Test(preload, a_node_whose_groups_part_far_down_keeps_the_usual_copy)
+{
+	unsigned long keys[120], before[RT_TR_COUNT];
+	struct titem *items[120];
+	unsigned int n = 0, i;
+	int ripe = -1;
+
+	for (unsigned long j = 0; j < 2; j++)
+		for (unsigned long g = 1; g <= 60; g++)
+			keys[n++] = (g << 30) | j;
+	for (i = 0; i < n && ripe < 0; i++) {
+		if (copy_would_demote_all(keys[i])) {
+			ripe = (int)i;
+			break;
+		}
+		items[i] = t_insert_new(&tree, keys[i]);
+	}
+	cr_assert_geq(ripe, 0, "the top never demoted %u times", RT_DEMOTE_ALL_AFTER);
+	memcpy(before, rt_transitions, sizeof(before));
+	items[i] = t_insert_new(&tree, keys[i]);
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE_ALL], before[RT_TR_DEMOTE_ALL]);
+	cr_assert_eq(rt_transitions[RT_TR_DEMOTE] - before[RT_TR_DEMOTE], 1);
+	radix_tree_lock(&tree);
+	cr_assert(rt_entry_compact(tree.rnode));
+	cr_assert_eq(rt_entry_cnode(tree.rnode)->demotions, 1,
+		     "the copy's count is %lu, not started again",
+		     rt_entry_cnode(tree.rnode)->demotions);
+	radix_tree_unlock(&tree);
+	t_verify(&tree);
+	delete_all(keys, items, i + 1);
+}
+#endif

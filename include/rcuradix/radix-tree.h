@@ -531,11 +531,14 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
  * node that moves a group of its items into a new child, and that child a
  * group into a grandchild) and up to eight of the smallest size: one-entry
  * bridges (a node that becomes a full node keeps each compressed child
- * under a bridge), or up to four pairs of items the copy also moves into
+ * under a bridge), or up to eight pairs of items the copy also moves into
  * new children, to keep room for appends.  The reserve holds one node
  * of every size a node can have and a second full and largest node: 16
  * nodes, 9,344 bytes (64-slot build); the smallest nodes take the blocks
- * the three leave.  Until the thread's
+ * the three leave.  (A copy of a node that has overflowed ten times moves
+ * every group of its items into a node of its own: up to 74 nodes, which
+ * it takes from the allocator alone; when the allocator cannot give them
+ * all, it makes the copy above instead.)  Until the thread's
  * next radix_tree_insert(), that insert cannot fail with -ENOMEM, even if
  * the allocator fails and even on a GFP_ATOMIC tree.  A GFP_KERNEL insert
  * allocates its nodes itself and uses the reserve only if the allocator

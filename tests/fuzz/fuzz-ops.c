@@ -18,7 +18,9 @@
  *  - after every op, the node accounting in nodes and in bytes:
  *    live = tree + reserved + pending (+ the root's retired list inside a
  *    lock hold), pending = callbacks queued and not run; a delete allocates
- *    nothing and an insert takes at most RT_INSERT_MAX_NODES nodes;
+ *    nothing and an insert takes at most RT_INSERT_MAX_NODES nodes (a
+ *    copy that demotes every group: RT_PLAN_ALL_NODES and the bridges of
+ *    one full node, all from the allocator);
  *  - the affected key (lookup, slot, tags) after every op; every 16 ops
  *    (more in big trees) and at the end: the whole tree (gang walk, tagged
  *    walk of every tag, tagged()) equals the model and radix_tree_verify()
@@ -636,6 +638,8 @@ struct fz_shape {
 	unsigned int next, cap;  /* C: entries written, room for entries */
 	unsigned int count;      /* its live entries (F: present slots) */
 	unsigned int bridged;    /* its children shaped as bridges (below) */
+	unsigned int items;      /* its live items (an F node above the leaves: none) */
+	unsigned long demotions; /* C: the demoting copies its line of copies made */
 	size_t bytes;            /* its size */
 	bool tomb;               /* C, the key absent: it holds a tombstone of an
 				  * item of the key (an insert puts it back) */
@@ -678,17 +682,18 @@ FZ_NO_COVERAGE static void shape_of(void *entry, struct fz_shape *s)
 	s->level = rt_entry_level(entry);
 	s->bytes = rt_entry_bytes(entry);
 	s->bridged = 0;
-	if (s->level) {
-		slots = rt_entry_slots(entry, &n);
-		for (i = 0; i < n; i++) {
-			void *e = rt_entry_locked(&fz_tree, slots[i]);
+	s->items = 0;
+	slots = rt_entry_slots(entry, &n);
+	for (i = 0; i < n; i++) {
+		void *e = rt_entry_locked(&fz_tree, slots[i]);
 
-			s->bridged += e && child_is_bridge(e, s->level);
-		}
+		s->bridged += e && s->level && child_is_bridge(e, s->level);
+		s->items += e && !rt_is_internal(e);
 	}
 	if (s->compact) {
 		struct rt_cnode *node = rt_entry_cnode(entry);
 
+		s->demotions = node->demotions;
 		s->next = node->next;
 		s->cap = node->cap;
 		s->count = cnode_count(node);
@@ -769,6 +774,8 @@ enum fz_trans {
 	FZ_T_DEMOTE_TWICE, /* ... and part of it into a grandchild */
 	FZ_T_DEMOTE_FOR_FULL, /* ... and a second group, the copy a full node */
 	FZ_T_DEMOTE_PAIRS,  /* ... a pair, and more pairs: the copy compact, with room */
+	FZ_T_DEMOTE_ALL,   /* ... and every group of items, after RT_DEMOTE_ALL_AFTER
+			    * demoting copies: the copy holds children only */
 	FZ_T_SPLIT,        /* a compressed path split at the divergence level */
 	FZ_T_GROW_TOP,     /* a new top node above the old one */
 	FZ_T_GROW_ABSORB,  /* ... that took the old top's items (a C node of items) */
@@ -800,6 +807,7 @@ static const struct {
 	[FZ_T_DEMOTE_TWICE] = { "demote-twice", "enomem-" },
 	[FZ_T_DEMOTE_FOR_FULL] = { "demote-for-full", "enomem-" },
 	[FZ_T_DEMOTE_PAIRS] = { "demote-pairs", "enomem-" },
+	[FZ_T_DEMOTE_ALL] = { "demote-all", "enomem-" },
 	[FZ_T_SPLIT] = { "split", "enomem-" },
 	[FZ_T_GROW_TOP] = { "grow-top", "enomem-" },
 	[FZ_T_GROW_ABSORB] = { "grow-absorb", "enomem-" },
@@ -828,7 +836,7 @@ static void trans_mark(unsigned int row, unsigned long mask)
 #define T(t) (1UL << (t))
 #define T_COPY (T(FZ_T_GROW_COPY) | T(FZ_T_COMPACT) | T(FZ_T_LEAF_FULL) | \
 		T(FZ_T_INNER_FULL) | T(FZ_T_DEMOTE) | T(FZ_T_DEMOTE_TWICE) | \
-		T(FZ_T_DEMOTE_FOR_FULL) | T(FZ_T_DEMOTE_PAIRS))
+		T(FZ_T_DEMOTE_FOR_FULL) | T(FZ_T_DEMOTE_PAIRS) | T(FZ_T_DEMOTE_ALL))
 
 long fz_transition_count(const char *name)
 {
@@ -925,7 +933,7 @@ static const char *const fz_lib_trans_names[RT_TR_COUNT] = {
 	[RT_TR_SPLIT] = "split",           [RT_TR_SPLIT_FULL] = "split full",
 	[RT_TR_SHRINK] = "shrink",         [RT_TR_UNLINK] = "unlink",
 	[RT_TR_BRIDGE] = "bridge",         [RT_TR_GROW_ABSORB] = "grow absorb",
-	[RT_TR_REFILL] = "refill",
+	[RT_TR_REFILL] = "refill",         [RT_TR_DEMOTE_ALL] = "demote all",
 };
 
 static void lib_trans_get(unsigned long *n)
@@ -958,11 +966,14 @@ static void lib_trans_expect(unsigned long key, int ret, const unsigned long *be
  * bridge per compressed child (@bridges).  A copy of the top that holds
  * one child alone, from key 0, is unlinked at once by the shrink that
  * follows (the top's level drops); the demoted child it held then is the
- * top.  @linked: the tree's nodes after the insert minus before.  Sets in
- * @want the library's counts this implies.
+ * top.  @all: the library counted a demotion of every group, which only a
+ * node whose line of copies demoted RT_DEMOTE_ALL_AFTER times makes: a
+ * node per group (up to RT_PLAN_ALL_NODES), the copy then holding no
+ * item.  @linked: the tree's nodes after the insert minus before.  Sets
+ * in @want the library's counts this implies.
  */
 static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre, long linked,
-				   unsigned long bridges, unsigned long *want)
+				   unsigned long bridges, bool all, unsigned long *want)
 {
 	struct fz_shape now;
 	unsigned long t = 0;
@@ -974,26 +985,41 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
 		  pre->depth);
 	shrunk = pre->depth == 1 && now.top < pre->top;
 	plan = linked + 1 + (shrunk ? 1 : 0) - (long)bridges;
-	FZ_EXPECT(plan >= 1 && plan <= (long)RT_PLAN_MAX_NODES && bridges <= RT_F_MAX_BRIDGES,
+	FZ_EXPECT(plan >= 1 && plan <= (long)(all ? RT_PLAN_ALL_NODES : RT_PLAN_MAX_NODES) &&
+		  bridges <= RT_F_MAX_BRIDGES,
 		  "insert(%#lx) copied a node and linked %ld new ones (%lu bridges%s)", key,
 		  linked + 1 + (shrunk ? 1 : 0), bridges, shrunk ? ", the copy shrunk away" : "");
-	/* Three nodes: a group and part of it (the copy holds the child
-	 * alone); or, the copy holding more, two groups or more: the copy is
-	 * then a full node, or a compact one that moved more pairs for room
-	 * (three to RT_PLAN_MAX_NODES nodes). */
-	two_groups = plan >= 3 && !shrunk && now.count > 1;
-	pairs = two_groups && now.compact;
-	if (plan >= 2)
-		t |= T(FZ_T_DEMOTE);
-	if (plan >= 3)
-		t |= pairs ? T(FZ_T_DEMOTE_PAIRS)
-		     : two_groups ? T(FZ_T_DEMOTE_FOR_FULL) : T(FZ_T_DEMOTE_TWICE);
-	want[plan == 2 ? RT_TR_DEMOTE
-	     : pairs ? RT_TR_DEMOTE_PAIRS
-	     : two_groups ? RT_TR_DEMOTE_FOR_FULL : RT_TR_DEMOTE_TWICE] = plan >= 2;
-	FZ_EXPECT(!two_groups || now.level,
-		  "insert(%#lx) demoted two groups from a %s leaf", key,
-		  now.compact ? "compact" : "full");
+	if (all) {
+		/* The largest group, then at least one more: three nodes or
+		 * more, the copy holding children only (two at least). */
+		FZ_EXPECT(pre->demotions >= RT_DEMOTE_ALL_AFTER && pre->level && plan >= 3 &&
+			  !shrunk && now.items == 0 && now.count >= 2,
+			  "insert(%#lx) demoted every group from a node at level %u whose line "
+			  "of copies demoted %lu times: %ld nodes, the copy holding %u items "
+			  "of %u entries%s", key, pre->level, pre->demotions, plan, now.items,
+			  now.count, shrunk ? ", shrunk away" : "");
+		want[RT_TR_DEMOTE_ALL] = 1;
+		t |= T(FZ_T_DEMOTE) | T(FZ_T_DEMOTE_ALL);
+	} else {
+		/* Three nodes: a group and part of it (the copy holds the
+		 * child alone); or, the copy holding more, two groups or
+		 * more: the copy is then a full node, or a compact one that
+		 * moved more pairs for room (three to RT_PLAN_MAX_NODES
+		 * nodes). */
+		two_groups = plan >= 3 && !shrunk && now.count > 1;
+		pairs = two_groups && now.compact;
+		if (plan >= 2)
+			t |= T(FZ_T_DEMOTE);
+		if (plan >= 3)
+			t |= pairs ? T(FZ_T_DEMOTE_PAIRS)
+			     : two_groups ? T(FZ_T_DEMOTE_FOR_FULL) : T(FZ_T_DEMOTE_TWICE);
+		want[plan == 2 ? RT_TR_DEMOTE
+		     : pairs ? RT_TR_DEMOTE_PAIRS
+		     : two_groups ? RT_TR_DEMOTE_FOR_FULL : RT_TR_DEMOTE_TWICE] = plan >= 2;
+		FZ_EXPECT(!two_groups || now.level,
+			  "insert(%#lx) demoted two groups from a %s leaf", key,
+			  now.compact ? "compact" : "full");
+	}
 	want[RT_TR_SHRINK] = shrunk;
 	if (shrunk) {
 		/* Only a demotion leaves the copy a single child, the top now.
@@ -1009,7 +1035,12 @@ static unsigned long trans_of_copy(unsigned long key, const struct fz_shape *pre
 		}
 		return t;
 	}
-	FZ_EXPECT(now.bridged == pre->bridged + bridges,
+	/* A copy that demoted every group gave each lone item a node one
+	 * level down, shaped as a bridge: at most one per node it linked
+	 * besides the copy and the largest group's. */
+	FZ_EXPECT(all ? now.bridged >= pre->bridged + bridges &&
+			       now.bridged <= pre->bridged + bridges + (unsigned long)(plan - 2)
+		      : now.bridged == pre->bridged + bridges,
 		  "insert(%#lx): the library built %lu bridges, the copy has %u children shaped "
 		  "as bridges where the old node had %u", key, bridges, now.bridged, pre->bridged);
 	if (bridges) {
@@ -1361,6 +1392,7 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 	bool may_fail = !exists && !z->preloaded && (atomic || fault_armed(z));
 	bool attribute = !exists && z->oom_valid && z->oom_key == key;
 	bool next_fails = fault_next_fails(z) || atomic;
+	bool ripe;  /* a copy that may first try to demote every group */
 	struct fz_acct before, after;
 	struct fz_shape pre;
 	unsigned long trans, taken, bridges;
@@ -1374,6 +1406,11 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 	shape_get(key, SHAPE_LAST, &pre);
 	needs = shape_needs_node(&pre);
 	trans = trans_of_insert(&pre);
+	/* Such a copy takes its nodes from the allocator alone, and gives
+	 * them back if it cannot get them all (an injected fault): then it
+	 * makes the copy the reserve covers, which may succeed where the
+	 * fault was the next allocation, and has freed nodes. */
+	ripe = trans == T_COPY && pre.level && pre.demotions >= RT_DEMOTE_ALL_AFTER && !atomic;
 	absorbed = trans == T(FZ_T_GROW_ABSORB) ? top_items_only() : -1;
 	if (may_fail || attribute)
 		hash = tree_hash();
@@ -1394,13 +1431,15 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 		FZ_EXPECT(tree_hash() == hash, "insert(%#lx) = -ENOMEM changed the tree", key);
 	} else {
 		FZ_EXPECT(ret == 0, "insert(%#lx) = %d, expected 0 or -ENOMEM", key, ret);
-		FZ_EXPECT(!(needs && may_fail && next_fails && before.st.nodes_reserved == 0),
+		FZ_EXPECT(!(needs && may_fail && next_fails && before.st.nodes_reserved == 0 &&
+			    !(ripe && !z->fault_all)),
 			  "insert(%#lx) = 0: it needs a node, the reserve is empty and the "
 			  "allocator %s", key, atomic ? "may not be called" : "fails");
 	}
 	/* A failed insert may give back to the allocator what the reserve has
 	 * no room for; nothing else frees a node inside insert. */
-	FZ_EXPECT(ret == -ENOMEM || fz_memb || after.st.nodes_freed == before.st.nodes_freed,
+	FZ_EXPECT(ret == -ENOMEM || fz_memb || (ripe && fault_armed(z)) ||
+		  after.st.nodes_freed == before.st.nodes_freed,
 		  "insert(%#lx) = %d freed %lu nodes", key, ret,
 		  after.st.nodes_freed - before.st.nodes_freed);
 	if (ret) {
@@ -1436,9 +1475,20 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 			  before.st.nodes_reserved, after.st.nodes_reserved);
 		taken = after.st.nodes_allocated - before.st.nodes_allocated +
 			before.st.nodes_reserved - after.st.nodes_reserved;
-		FZ_EXPECT(taken <= RT_INSERT_MAX_NODES && (taken > 0) == needs,
-			  "insert(%#lx) = 0 took %lu nodes (%s needed)", key, taken,
-			  needs ? "some" : "none");
+		/* A copy that demoted every group takes up to a node per
+		 * digit and the bridges of one full node, all allocated.  One
+		 * that tried and gave its nodes back counted them allocated
+		 * (and freed: no bound then). */
+		if (lib_after[RT_TR_DEMOTE_ALL] != lib_before[RT_TR_DEMOTE_ALL])
+			FZ_EXPECT(taken <= RT_PLAN_ALL_NODES + RT_F_MAX_BRIDGES &&
+				  after.st.nodes_reserved == before.st.nodes_reserved,
+				  "insert(%#lx) = 0 demoted every group taking %lu nodes, reserve "
+				  "%lu -> %lu", key, taken, before.st.nodes_reserved,
+				  after.st.nodes_reserved);
+		else if (!(ripe && fault_armed(z)))
+			FZ_EXPECT(taken <= RT_INSERT_MAX_NODES && (taken > 0) == needs,
+				  "insert(%#lx) = 0 took %lu nodes (%s needed)", key, taken,
+				  needs ? "some" : "none");
 		if (atomic || z->fault_all)
 			FZ_EXPECT(after.st.nodes_allocated == before.st.nodes_allocated,
 				  "insert(%#lx) = 0 allocated on a tree that may not, or while "
@@ -1449,7 +1499,9 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 				  key);
 		linked = (long)after.nodes - (long)before.nodes;
 		if (trans == T_COPY)
-			trans = trans_of_copy(key, &pre, linked, bridges, want);
+			trans = trans_of_copy(key, &pre, linked, bridges,
+					      lib_after[RT_TR_DEMOTE_ALL] != lib_before[RT_TR_DEMOTE_ALL],
+					      want);
 		else if (trans == T(FZ_T_SPLIT))
 			trans = trans_of_split(key, &pre, linked, bridges, want);
 		else if (trans == T(FZ_T_GROW_ABSORB))

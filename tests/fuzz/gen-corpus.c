@@ -1013,19 +1013,19 @@ static void seed_shape_demote(struct out *o)
 
 /* 64 items one per digit of a level-1 C node (the top that key 64 grows
  * takes key 0's leaf's item), then a second key under each digit: each
- * insert demotes a pair into a C leaf, until the node holds children one
- * level down, and maybe a few items for bridges, and becomes an F node (the
- * last twelve inserts faulted first); then a child emptied and a new one
- * in its slot; then two F leaves side by side under the F node, walked
- * across. */
+ * insert overflows the node and demotes the new pair into a C leaf.  The
+ * ninth and tenth such copies (faulted first) demote one pair each; the
+ * eleventh (faulted first), its line of copies having demoted ten times,
+ * demotes every item into a leaf of its own, and the node, with children
+ * one level down only, becomes an F node.  The other second keys go into
+ * those leaves.  Then a child emptied and a new one in its slot; then two
+ * F leaves side by side under the F node, walked across. */
 static void seed_shape_inner_full_64(struct out *o)
 {
 	insrun_pow(o, ksmall(0), 64, 6);
-	insrun_pow(o, ksmall(1), 52, 6);
-	/* The last pairs each under an armed fault first: the copy that
-	 * leaves the node with children only, or with a few items that
-	 * bridges can take, fails at one of them. */
-	faultrun_pow(o, ku16(1 + 52 * 64), 12, 6, F_ALL);
+	insrun_pow(o, ksmall(1), 8, 6);
+	faultrun_pow(o, ku16(1 + 8 * 64), 3, 6, F_ALL);
+	insrun_pow(o, ku16(1 + 11 * 64), 53, 6);
 	check(o);
 	/* Empty one child (unlinked), then a new one in its slot. */
 	delrun(o, ksmall(0), 2, 1);
@@ -1042,19 +1042,22 @@ static void seed_shape_inner_full_64(struct out *o)
 }
 
 /*
- * A level-5 top: four keys under each digit 1..56, a digit at a time, each
- * four parting one level down.  From the 65th entry on, the overflows
- * demote the largest group, a four at a time (or the four being inserted,
- * or part of it), until two fours are left as items,
- * with 54 children.  Keys under digits 57 and 58 fill it; a key under
- * digit 59 (faulted first) overflows it with two groups and three items
- * alone: it demotes both groups and becomes a full node with bridges, the
- * 64-slot build's only way there.
+ * A level-5 top: a pair of keys under each digit 1..54, each pair parting
+ * one level down (the first keys, then the second ones).  From the 65th
+ * entry on, the overflows demote the pairs nine at a time: six demoting
+ * copies, fewer than a node makes before it demotes every group.  Then
+ * four keys under each of digits 55 and 56 and keys under digits 57 and
+ * 58 fill it, with 54 children; a key under digit 59 (faulted first)
+ * overflows it with two groups and three items alone: it demotes both
+ * groups and becomes a full node with bridges, the 64-slot build's only
+ * way there.
  */
 static void seed_shape_demote_for_full_64(struct out *o)
 {
-	for (uint64_t g = 1; g <= 56; g++)
-		insrun_pow(o, kraw(g << 30), 4, 24);
+	insrun_pow(o, kraw(1UL << 30), 54, 30);
+	insrun_pow(o, kraw(1UL << 30 | 1UL << 24), 54, 30);
+	insrun_pow(o, kraw(55UL << 30), 4, 24);
+	insrun_pow(o, kraw(56UL << 30), 4, 24);
 	ins(o, kraw(57UL << 30));
 	ins(o, kraw(58UL << 30));
 	faultrun(o, kraw(59UL << 30), 1, 1, F_ALL);
@@ -1088,15 +1091,40 @@ static void seed_shape_demote_pairs_64(struct out *o)
 	check(o);
 }
 
-/* The 8-slot shape: a level-2 C node whose items demote digit by digit into
- * eight level-1 children, the last demotion leaving only children one
- * level down (faulted); then a child emptied and a new one in its slot. */
+/*
+ * A top node (level 5; the 8-slot build: level 11) of keys below 2^36 drawn
+ * by insert-prefix's generator (seed 0): each digit collects a few keys,
+ * and the top overflows again and again, demoting a group each time.  In
+ * the 64-slot build key 100 of the sequence finds the top ripe (its line
+ * of copies demoted ten times), in the 8-slot build key 146 (four times):
+ * each is inserted with every allocation failing first (-ENOMEM), then
+ * again, and the copy demotes every group of items into a node of its own.
+ */
+static void seed_shape_demote_all(struct out *o)
+{
+	insprefix(o, kraw(0), 100, 36, 0);
+	faultrun(o, kraw(0xf61ec64b), 1, 1, F_ALL);  /* key 100 */
+	check(o);
+	insprefix(o, kraw(0), 146, 36, 0);
+	faultrun(o, kraw(0xb8471e0c4), 1, 1, F_ALL);  /* key 146 */
+	check(o);
+	insprefix(o, kraw(0), 200, 36, 0);
+	iter(o, W_SLOT, kraw(0), 0, 0, P_NONE);
+	check(o);
+}
+
+/* The 8-slot shape: a level-2 C node whose items demote digit by digit
+ * into level-1 children, four times (keys 63, 126, 189, 252); the fifth
+ * overflow (key 315), its line of copies having demoted four times,
+ * demotes every group left and leaves only children one level down: an F
+ * node.  The keys around the last two are faulted first.  Then a child
+ * emptied and a new one in its slot. */
 static void seed_shape_inner_full_8(struct out *o)
 {
 	ins(o, ku16(511));
-	insrun(o, ksmall(0), 256, 1);
-	insrun(o, ku16(256), 192, 1);
-	faultrun(o, ku16(448), 63, 1, F_ALL);
+	insrun(o, ksmall(0), 250, 1);
+	faultrun(o, ku16(250), 70, 1, F_ALL);
+	insrun(o, ku16(320), 191, 1);
 	check(o);
 	/* Empty one child (unlinked), then a new one in its slot. */
 	delrun(o, ksmall(0), 64, 1);
@@ -1501,6 +1529,7 @@ static const struct {
 	{ "seed-shape-inner-full-64", seed_shape_inner_full_64 },
 	{ "seed-shape-demote-for-full-64", seed_shape_demote_for_full_64 },
 	{ "seed-shape-demote-pairs-64", seed_shape_demote_pairs_64 },
+	{ "seed-shape-demote-all", seed_shape_demote_all },
 	{ "seed-shape-inner-full-8", seed_shape_inner_full_8 },
 	{ "seed-shape-bridge-64", seed_shape_bridge_64 },
 	{ "seed-shape-bridge-8", seed_shape_bridge_8 },
