@@ -606,9 +606,9 @@ static inline size_t rt_entry_bytes(const void *entry)
 #define RT_F_MAX_BRIDGES 8U
 #define RT_INSERT_MAX_NODES (3U + RT_F_MAX_BRIDGES)
 /* A node demotes at most once per digit before its digits are all
- * children: the 8-slot test build takes this path after four, so that its
+ * children: the 8-slot test build takes this path after five, so that its
  * tests reach it too. */
-#define RT_DEMOTE_ALL_AFTER (RT_MAP_SIZE == 64 ? 10U : 4U)
+#define RT_DEMOTE_ALL_AFTER (RT_MAP_SIZE == 64 ? 10U : 5U)
 #define RT_PLAN_ALL_NODES (2U + RT_MAP_SIZE)
 /* The reserve's nodes: one of each C node size class (every multiple of
  * RT_NODE_ALIGN up to 512, then 640, 768, 896, 1024 and RT_C_MAX_BYTES),

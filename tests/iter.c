@@ -1165,6 +1165,12 @@ Test(iter, cnode_tagged_walk_while_the_node_is_copied_and_retagged, .timeout = 1
  * keys each, in runs.  The top node holds 64 entries at most: as it
  * overflows it moves the items of its largest block into a new child, so
  * it ends up holding children (dense blocks) and items (sparse blocks).
+ * Once a block is a child its keys go there, so each block is demoted at
+ * most once, and after five demotions the two blocks left (48 items at
+ * most) and five children cannot overflow the top again: at most five
+ * demoting copies.  A copy that moves every group (leaving the top no
+ * item) comes only after RT_DEMOTE_ALL_AFTER of them: five in the 8-slot
+ * build, ten in the 64-slot one.
  */
 #define MX_BLOCK 64UL
 

@@ -1096,7 +1096,7 @@ static void seed_shape_demote_pairs_64(struct out *o)
  * by insert-prefix's generator (seed 0): each digit collects a few keys,
  * and the top overflows again and again, demoting a group each time.  In
  * the 64-slot build key 100 of the sequence finds the top ripe (its line
- * of copies demoted ten times), in the 8-slot build key 146 (four times):
+ * of copies demoted ten times), in the 8-slot build key 178 (five times):
  * each is inserted with every allocation failing first (-ENOMEM), then
  * again, and the copy demotes every group of items into a node of its own.
  */
@@ -1105,8 +1105,8 @@ static void seed_shape_demote_all(struct out *o)
 	insprefix(o, kraw(0), 100, 36, 0);
 	faultrun(o, kraw(0xf61ec64b), 1, 1, F_ALL);  /* key 100 */
 	check(o);
-	insprefix(o, kraw(0), 146, 36, 0);
-	faultrun(o, kraw(0xb8471e0c4), 1, 1, F_ALL);  /* key 146 */
+	insprefix(o, kraw(0), 178, 36, 0);
+	faultrun(o, kraw(0x7673f0d32), 1, 1, F_ALL);  /* key 178 */
 	check(o);
 	insprefix(o, kraw(0), 200, 36, 0);
 	iter(o, W_SLOT, kraw(0), 0, 0, P_NONE);
@@ -1114,8 +1114,8 @@ static void seed_shape_demote_all(struct out *o)
 }
 
 /* The 8-slot shape: a level-2 C node whose items demote digit by digit
- * into level-1 children, four times (keys 63, 126, 189, 252); the fifth
- * overflow (key 315), its line of copies having demoted four times,
+ * into level-1 children, five times (keys 63, 126, 189, 252, 315); the
+ * sixth overflow (key 378), its line of copies having demoted five times,
  * demotes every group left and leaves only children one level down: an F
  * node.  The keys around the last two are faulted first.  Then a child
  * emptied and a new one in its slot. */
@@ -1123,8 +1123,9 @@ static void seed_shape_inner_full_8(struct out *o)
 {
 	ins(o, ku16(511));
 	insrun(o, ksmall(0), 250, 1);
-	faultrun(o, ku16(250), 70, 1, F_ALL);
-	insrun(o, ku16(320), 191, 1);
+	insrun(o, ku16(250), 60, 1);
+	faultrun(o, ku16(310), 75, 1, F_ALL);
+	insrun(o, ku16(385), 126, 1);
 	check(o);
 	/* Empty one child (unlinked), then a new one in its slot. */
 	delrun(o, ksmall(0), 64, 1);
