@@ -14,17 +14,22 @@ command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
 	{ echo "lines-probe.sh: needs valgrind and callgrind_annotate" >&2; exit 1; }
 [ $# -gt 0 ] || set -- dense-rand:16 holes:16 clustered:16 clustered:18 sparse32:16 sparse64:16
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
 
 printf '%-14s %10s %10s %7s %11s %11s\n' "key set" "rcuradix" "JudyL" "ratio" "rcuradix" "JudyL"
 printf '%-14s %10s %10s %7s %11s %11s\n' "" "lines" "lines" "" "instr." "instr."
 for spec in "$@"; do
 	keyset=${spec%%:*}
 	log2n=${spec#*:}
-	lookups=$(valgrind --tool=callgrind --cache-sim=yes --instr-atstart=no \
+	lookups=$(valgrind -q --tool=callgrind --cache-sim=yes --instr-atstart=no \
 		--D1=32768,8,64 --LL=1048576,16,64 --callgrind-out-file="$out" \
-		"$probe" "$keyset" "$log2n" ${LINES_LOOKUPS:+"$LINES_LOOKUPS"} 2>/dev/null | sed -n 's/.* lookups \([0-9]*\)$/\1/p')
-	[ -n "$lookups" ] || { echo "lines-probe.sh: $spec: the probe failed" >&2; exit 1; }
+		"$probe" "$keyset" "$log2n" ${LINES_LOOKUPS:+"$LINES_LOOKUPS"} 2>"$err" | sed -n 's/.* lookups \([0-9]*\)$/\1/p')
+	[ -n "$lookups" ] || {
+		echo "lines-probe.sh: $spec: the probe failed; the end of its stderr:" >&2
+		tail -n 8 "$err" >&2
+		exit 1
+	}
 	# Inclusive Ir and D1mr of the lookups (GCC may suffix a name:
 	# judy_value.constprop.0): radix_tree_lookup(); JudyLGet() and
 	# judy_value().
