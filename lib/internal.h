@@ -648,6 +648,7 @@ enum rt_transition {
 	RT_TR_GROW_ABSORB,  /* a new top node that took the old top's items */
 	RT_TR_REFILL,       /* an item put back at its key's tombstone in place */
 	RT_TR_DEMOTE_ALL,   /* a demote, then every group of items into a node of its own */
+	RT_TR_PARENT_FULL,  /* a compact node over full nodes only copied into a full one */
 	RT_TR_COUNT
 };
 

@@ -1157,6 +1157,64 @@ static void *rt_insert_copy_all(struct radix_tree_root *root, struct rt_plan *pl
 	return rt_plan_build(root, plan, true);
 }
 
+/* Does C node @node (above level 1) hold full nodes only, one level down,
+ * two or more?  Its entries are then in @ents, *@n of them. */
+static bool rt_cnode_over_full_nodes(const struct radix_tree_root *root,
+				     const struct rt_cnode *node, struct rt_ent *ents,
+				     unsigned int *n)
+{
+	unsigned int i;
+
+	if (node->level < 2)
+		return false;
+	*n = rt_ents_collect(root, node, ents);
+	if (*n < 2)
+		return false;
+	for (i = 0; i < *n; i++)
+		if (!rt_is_internal(ents[i].entry) || rt_entry_compact(ents[i].entry) ||
+		    rt_entry_level(ents[i].entry) != node->level - 1U)
+			return false;
+	return true;
+}
+
+/*
+ * A full node took the place of @path's step @d.  The C node above it, if
+ * it now holds full nodes above the leaves only, one level down, two or
+ * more, becomes a full node too, and so on up.  Such a node sits above at
+ * least two full nodes and their children: its full copy costs a small
+ * part of the memory below it, once, and saves every descent through it a
+ * search of its entries (the top of every other key up to 2^19, over two
+ * full nodes).  The copy is never needed for an answer: it takes its node
+ * from the allocator only, where the tree may allocate, never from the
+ * reserve, which covers the insert's own nodes; without one the node
+ * stays compact, until the next child of it that becomes full.
+ */
+static void rt_promote_parents(struct radix_tree_root *root, struct rt_path *path, unsigned int d)
+{
+	struct rt_ent ents[RT_C_MAX_ENTRIES];
+
+	if (!rt_may_alloc(root->gfp_mask))
+		return;
+	for (; d > 0; d--) {
+		struct rt_path_step *step = &path->step[d - 1];
+		size_t bytes = sizeof(struct rt_node);
+		unsigned int n;
+		void *mem, *entry;
+
+		if (!rt_entry_compact(step->entry) ||
+		    !rt_cnode_over_full_nodes(root, rt_entry_cnode(step->entry), ents, &n) ||
+		    rt_nodes_alloc(&mem, &bytes, 1))
+			return;
+		/* Children only: no bridge.  Built private, published once in
+		 * the C node's place, which is then retired. */
+		entry = rt_node_build(mem, bytes, rt_entry_level(step->entry), ents, n, true, NULL);
+		root->nr_nodes++;
+		rt_replace_node(root, path, d - 1, entry);
+		rt_cnode_retire(root, step->entry, step->base);
+		rt_transition(RT_TR_PARENT_FULL);
+	}
+}
+
 /*
  * The C node of @path's last step has no entry for @index and no room:
  * copy it with the new item (compacted, sorted, into the class that fits,
@@ -1210,8 +1268,11 @@ publish:
 			(how == RT_COPY_ALL_DECLINED ? 0 : old->demotions) + (plan.nr > 1);
 	rt_replace_node(root, path, path->depth - 1, entry);
 	rt_cnode_retire(root, leaf->entry, leaf->base);
-	if (!rt_entry_compact(entry))
+	if (!rt_entry_compact(entry)) {
 		rt_transition(old->level ? RT_TR_INNER_FULL : RT_TR_LEAF_FULL);
+		if (old->level)
+			rt_promote_parents(root, path, path->depth - 1);
+	}
 	return 0;
 }
 
@@ -1271,6 +1332,7 @@ static int rt_insert_split(struct radix_tree_root *root, struct rt_path *path,
 			rt_replace_node(root, path, path->depth - 1, entry);
 			rt_cnode_retire(root, leaf->entry, leaf->base);
 			rt_transition(RT_TR_SPLIT_FULL);
+			rt_promote_parents(root, path, path->depth - 1);
 			return 0;
 		}
 	}

@@ -1310,6 +1310,35 @@ static unsigned int two_groups_workload(unsigned long *keys, struct titem **item
 	return n;
 }
 
+/*
+ * A top over two children: the keys under its digits 0 and 1, in order,
+ * and two items under digit 2, which share it and keep the top compact in
+ * the 8-slot build too.  Each child covers RT_MAP_SIZE runs of 64 keys (a
+ * leaf in the 64-slot build, a level-1 node in the 8-slot one).  The two
+ * items are deleted while the second child holds a run and a half, still
+ * compact (with fewer keys the 8-slot top would demote them itself, as a
+ * full node; with more, the child would be full already).  When the child
+ * becomes a full node, the top holds two full nodes only, and becomes one.
+ * Inserted (checked) and deleted.
+ */
+static void full_parent_workload(void)
+{
+	const unsigned long run = 64, span = run * RT_MAP_SIZE;
+	struct titem *pair[2];
+
+	pair[0] = t_insert_new(&tree, 2 * span);
+	pair[1] = t_insert_new(&tree, 2 * span + 1);
+	for (unsigned long k = 0; k < span + run + run / 2; k++)
+		t_insert_new(&tree, k);
+	t_delete(&tree, 2 * span, pair[0]);
+	t_delete(&tree, 2 * span + 1, pair[1]);
+	for (unsigned long k = span + run + run / 2; k < 2 * span; k++)
+		t_insert_new(&tree, k);
+	t_verify(&tree);
+	for (unsigned long k = 0; k < 2 * span; k++)
+		t_delete(&tree, k, radix_tree_lookup(&tree, k));
+}
+
 Test(basic, every_transition_is_reached)
 {
 	static const char *const names[RT_TR_COUNT] = {
@@ -1317,6 +1346,7 @@ Test(basic, every_transition_is_reached)
 		"demote", "demote twice", "demote for a full node", "demote pairs", "split",
 		"split to full", "shrink", "unlink",
 		"bridge", "grow absorbing the top", "refill", "demote every group",
+		"full over full nodes",
 	};
 	unsigned long before[RT_TR_COUNT], keys[4096 + 2000 + 8];
 	struct titem *items[4096 + 2000 + 8];
@@ -1357,6 +1387,7 @@ Test(basic, every_transition_is_reached)
 	t_delete(&tree, 8, items[0]);
 	t_delete(&tree, 16, items[1]);
 	t_delete(&tree, 1UL << 40, items[2]);
+	full_parent_workload();
 	if (RT_MAP_SIZE == 64) {
 		n = bridge_workload(keys, items);
 		for (unsigned int i = 0; i < n; i++)

@@ -809,3 +809,167 @@ Test(preload, a_node_whose_groups_part_far_down_keeps_the_usual_copy)
 	delete_all(keys, items, i + 1);
 }
 #endif
+
+/*
+ * A compact top over two children (the keys under its digits 0 and 1, in
+ * order, each child covering RT_MAP_SIZE runs of 64 keys), kept compact by
+ * two items that share digit 2 until the second child holds a run and a
+ * half (as in basic.c's transition workload).  full_parent_start() builds
+ * that in @r; full_parent_next() then inserts the child's next key, in a
+ * preload window, and says whether the insert made the top full; @fail:
+ * with every allocation failing.
+ */
+#define FP_RUN 64UL
+#define FP_SPAN (FP_RUN * RT_MAP_SIZE)
+#define FP_FIRST (FP_SPAN + FP_RUN + FP_RUN / 2)
+
+static void full_parent_start(struct radix_tree_root *r)
+{
+	struct titem *pair[2];
+
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	pair[0] = t_insert_new(r, 2 * FP_SPAN);
+	radix_tree_preload_end();
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	pair[1] = t_insert_new(r, 2 * FP_SPAN + 1);
+	radix_tree_preload_end();
+	for (unsigned long k = 0; k < FP_FIRST; k++) {
+		cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+		t_insert_new(r, k);
+		radix_tree_preload_end();
+	}
+	t_delete(r, 2 * FP_SPAN, pair[0]);
+	t_delete(r, 2 * FP_SPAN + 1, pair[1]);
+}
+
+static bool top_full(struct radix_tree_root *r)
+{
+	bool full;
+
+	radix_tree_lock(r);
+	full = !rt_entry_compact(rt_entry_locked(r, r->rnode));
+	radix_tree_unlock(r);
+	return full;
+}
+
+/* Does @r's top hold two full nodes and nothing else? */
+static bool top_over_two_full_nodes(struct radix_tree_root *r)
+{
+	void *top, **slots;
+	unsigned int n, full = 0, other = 0;
+
+	radix_tree_lock(r);
+	top = rt_entry_locked(r, r->rnode);
+	slots = rt_entry_slots(top, &n);
+	for (unsigned int i = 0; i < n; i++) {
+		void *e = rt_entry_locked(r, slots[i]);
+
+		if (e && rt_is_internal(e) && !rt_entry_compact(e))
+			full++;
+		else if (e)
+			other++;
+	}
+	radix_tree_unlock(r);
+	return full == 2 && other == 0;
+}
+
+static bool full_parent_next(struct radix_tree_root *r, unsigned long key, bool fail)
+{
+	unsigned long promoted = rt_transitions[RT_TR_PARENT_FULL];
+	struct titem *item = titem_new(key);
+	bool was_full = top_full(r);
+	int ret;
+
+	cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+	rt_fault_fail_all(fail);
+	ret = radix_tree_insert(r, key, item);
+	rt_fault_fail_all(false);
+	radix_tree_preload_end();
+	cr_assert_eq(ret, 0, "insert(%#lx) = %d", key, ret);
+	cr_assert_eq(radix_tree_lookup(r, key), item);
+	cr_assert_eq(rt_transitions[RT_TR_PARENT_FULL] - promoted, !was_full && top_full(r),
+		     "insert(%#lx): %lu promotions, the top %s -> %s", key,
+		     rt_transitions[RT_TR_PARENT_FULL] - promoted, was_full ? "full" : "compact",
+		     top_full(r) ? "full" : "compact");
+	return !was_full && top_full(r);
+}
+
+static void full_parent_finish(struct radix_tree_root *r, unsigned long end)
+{
+	t_verify(r);
+	for (unsigned long k = 0; k < end; k++)
+		t_delete(r, k, radix_tree_lookup(r, k));
+	t_finish(r);
+}
+
+/* The insert that makes the second child full makes the top full too: a
+ * node from the allocator, none from the reserve; the top's slots are the
+ * children's, with their tags, and every key is found. */
+Test(preload, a_compact_node_over_full_nodes_becomes_full)
+{
+	unsigned long key = FP_FIRST;
+	struct rcuradix_stats st0, st1;
+
+	full_parent_start(&tree);
+	cr_assert_not(top_full(&tree));
+	cr_assert_not_null(radix_tree_tag_set(&tree, 5, 0));
+	cr_assert_not_null(radix_tree_tag_set(&tree, FP_SPAN + 3, 1));
+	for (;; key++) {
+		cr_assert_lt(key, 2 * FP_SPAN, "the top never became full");
+		st0 = stats();
+		if (full_parent_next(&tree, key, false))
+			break;
+	}
+	st1 = stats();
+	cr_assert_eq(st1.nodes_reserved, st0.nodes_reserved, "the reserve gave %ld nodes",
+		     (long)st0.nodes_reserved - (long)st1.nodes_reserved);
+	radix_tree_lock(&tree);
+	cr_assert_eq(__builtin_popcountl(rt_entry_node(tree.rnode)->present), 2);
+	radix_tree_unlock(&tree);
+	t_verify(&tree);  /* the tags of each slot summarize the child's */
+	cr_assert(radix_tree_tag_get(&tree, 5, 0) && !radix_tree_tag_get(&tree, 5, 1));
+	cr_assert(radix_tree_tag_get(&tree, FP_SPAN + 3, 1) &&
+		  !radix_tree_tag_get(&tree, FP_SPAN + 3, 0));
+	cr_assert(radix_tree_tagged(&tree, 0) && radix_tree_tagged(&tree, 1));
+	for (unsigned long k = 0; k <= key; k++)
+		cr_assert_not_null(radix_tree_lookup(&tree, k), "key %#lx lost", k);
+	full_parent_finish(&tree, key + 1);
+}
+
+/*
+ * The same insert with every allocation failing, after a preload: the
+ * child's copy comes from the reserve, and the top, which would take a
+ * node from the allocator, stays compact; no later insert into the same
+ * child tries again.  Nothing leaks.
+ */
+Test(preload, a_node_over_full_nodes_stays_compact_without_a_node)
+{
+	unsigned long key;
+	bool promoted = false;
+
+	full_parent_start(&tree);
+	for (key = FP_FIRST; key < 2 * FP_SPAN; key++)
+		promoted |= full_parent_next(&tree, key, true);
+	cr_assert_not(promoted, "the top became full with every allocation failing");
+	cr_assert_not(top_full(&tree));
+	cr_assert(top_over_two_full_nodes(&tree), "the second child never became full");
+	full_parent_finish(&tree, 2 * FP_SPAN);
+}
+
+/* A tree that may not allocate inside insert keeps the top compact: the
+ * reserve covers the insert's own nodes only. */
+Test(preload, a_tree_that_may_not_allocate_keeps_the_node_compact)
+{
+	struct radix_tree_root atomic;
+	unsigned long key;
+	bool promoted = false;
+
+	radix_tree_init_flavor(&atomic, GFP_ATOMIC, &urcu_memb_flavor);
+	full_parent_start(&atomic);
+	for (key = FP_FIRST; key < 2 * FP_SPAN; key++)
+		promoted |= full_parent_next(&atomic, key, false);
+	cr_assert_not(promoted, "a GFP_ATOMIC tree's top became full");
+	cr_assert_not(top_full(&atomic));
+	cr_assert(top_over_two_full_nodes(&atomic), "the second child never became full");
+	full_parent_finish(&atomic, 2 * FP_SPAN);
+}

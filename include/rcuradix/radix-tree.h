@@ -538,7 +538,9 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
  * the three leave.  (A copy of a node that has overflowed ten times moves
  * every group of its items into a node of its own: up to 74 nodes, which
  * it takes from the allocator alone; when the allocator cannot give them
- * all, it makes the copy above instead.)  Until the thread's
+ * all, it makes the copy above instead.  A compact node that comes to hold
+ * only full nodes becomes a full node after the insertion, with a node
+ * from the allocator alone, or stays compact.)  Until the thread's
  * next radix_tree_insert(), that insert cannot fail with -ENOMEM, even if
  * the allocator fails and even on a GFP_ATOMIC tree.  A GFP_KERNEL insert
  * allocates its nodes itself and uses the reserve only if the allocator

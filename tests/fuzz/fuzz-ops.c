@@ -638,6 +638,7 @@ struct fz_shape {
 	unsigned int next, cap;  /* C: entries written, room for entries */
 	unsigned int count;      /* its live entries (F: present slots) */
 	unsigned int bridged;    /* its children shaped as bridges (below) */
+	unsigned int full_below; /* its children that are full nodes one level down */
 	unsigned int items;      /* its live items (an F node above the leaves: none) */
 	unsigned long demotions; /* C: the demoting copies its line of copies made */
 	size_t bytes;            /* its size */
@@ -682,12 +683,15 @@ FZ_NO_COVERAGE static void shape_of(void *entry, struct fz_shape *s)
 	s->level = rt_entry_level(entry);
 	s->bytes = rt_entry_bytes(entry);
 	s->bridged = 0;
+	s->full_below = 0;
 	s->items = 0;
 	slots = rt_entry_slots(entry, &n);
 	for (i = 0; i < n; i++) {
 		void *e = rt_entry_locked(&fz_tree, slots[i]);
 
 		s->bridged += e && s->level && child_is_bridge(e, s->level);
+		s->full_below += e && rt_is_internal(e) && !rt_entry_compact(e) &&
+				 rt_entry_level(e) + 1 == s->level;
 		s->items += e && !rt_is_internal(e);
 	}
 	if (s->compact) {
@@ -779,6 +783,7 @@ enum fz_trans {
 	FZ_T_SPLIT,        /* a compressed path split at the divergence level */
 	FZ_T_GROW_TOP,     /* a new top node above the old one */
 	FZ_T_GROW_ABSORB,  /* ... that took the old top's items (a C node of items) */
+	FZ_T_PARENT_FULL,  /* a C node over full nodes only became a full node */
 	FZ_T_BRIDGE,       /* a copy into a full node hung compressed children from
 			    * bridges (with inner-full or split) */
 	FZ_T_SHRINK,       /* the height decreased */
@@ -811,6 +816,7 @@ static const struct {
 	[FZ_T_SPLIT] = { "split", "enomem-" },
 	[FZ_T_GROW_TOP] = { "grow-top", "enomem-" },
 	[FZ_T_GROW_ABSORB] = { "grow-absorb", "enomem-" },
+	[FZ_T_PARENT_FULL] = { "parent-full", "fault-" },
 	[FZ_T_BRIDGE] = { "bridge", "enomem-" },
 	[FZ_T_SHRINK] = { "shrink", "fault-" },
 	[FZ_T_UNLINK] = { "unlink", "fault-" },
@@ -934,6 +940,7 @@ static const char *const fz_lib_trans_names[RT_TR_COUNT] = {
 	[RT_TR_SHRINK] = "shrink",         [RT_TR_UNLINK] = "unlink",
 	[RT_TR_BRIDGE] = "bridge",         [RT_TR_GROW_ABSORB] = "grow absorb",
 	[RT_TR_REFILL] = "refill",         [RT_TR_DEMOTE_ALL] = "demote all",
+	[RT_TR_PARENT_FULL] = "parent full",
 };
 
 static void lib_trans_get(unsigned long *n)
@@ -1106,6 +1113,69 @@ static unsigned long trans_of_split(unsigned long key, const struct fz_shape *pr
 		  pre->bridged);
 	want[now.compact ? RT_TR_SPLIT : RT_TR_SPLIT_FULL] = 1;
 	return T(FZ_T_SPLIT) | (bridges ? T(FZ_T_BRIDGE) : 0);
+}
+
+/* The C nodes among the first @depth - 1 nodes on the way to @key (bit d:
+ * the node at depth d), the ancestors of the last one. */
+static unsigned long ancestors_compact(unsigned long key, unsigned int depth)
+{
+	struct fz_shape s;
+	unsigned long mask = 0;
+
+	for (unsigned int d = 0; d + 1 < depth && d < 8 * sizeof(mask); d++) {
+		shape_get(key, d, &s);
+		if (s.compact)
+			mask |= 1UL << d;
+	}
+	return mask;
+}
+
+/* Does a node of shape @s hold full nodes above the leaves only, one level
+ * down, two or more? */
+static bool over_full_nodes(const struct fz_shape *s)
+{
+	return s->level >= 2 && s->count >= 2 && s->full_below == s->count;
+}
+
+/*
+ * The insert of @key made the last node of @pre a full node (a copy or a
+ * split) or not.  If it did, each C node above (@pre_compact, from
+ * ancestors_compact()) that then held full nodes only (over_full_nodes()),
+ * from the nearest up, became a full node too, with a node from the
+ * allocator: not on a tree that may not allocate (@atomic), and maybe not
+ * with a fault armed (@faulty), where such a node stays compact
+ * (*@kept).  Sets the library's count in @want; returns the transitions
+ * seen.
+ */
+static unsigned long trans_of_promotion(unsigned long key, const struct fz_shape *pre,
+					unsigned long pre_compact, bool atomic, bool faulty,
+					unsigned long *want, bool *kept)
+{
+	struct fz_shape s;
+	unsigned int d = pre->depth - 1;
+	unsigned long promoted = 0;
+
+	*kept = false;
+	shape_get(key, d, &s);
+	if (s.depth != pre->depth || s.compact)
+		return 0;
+	while (d-- > 0 && (pre_compact & (1UL << d))) {
+		shape_get(key, d, &s);
+		if (s.compact) {
+			FZ_EXPECT(!over_full_nodes(&s) || atomic || faulty,
+				  "insert(%#lx): the C node at depth %u holds %u full nodes only "
+				  "and stayed compact", key, d, s.count);
+			*kept = over_full_nodes(&s);
+			break;
+		}
+		FZ_EXPECT(over_full_nodes(&s) && s.items == 0,
+			  "insert(%#lx): the C node at depth %u became a full node holding %u "
+			  "entries, %u of them full nodes one level down", key, d, s.count,
+			  s.full_below);
+		promoted++;
+	}
+	want[RT_TR_PARENT_FULL] = promoted;
+	return promoted ? T(FZ_T_PARENT_FULL) : 0;
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -1393,9 +1463,11 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 	bool attribute = !exists && z->oom_valid && z->oom_key == key;
 	bool next_fails = fault_next_fails(z) || atomic;
 	bool ripe;  /* a copy that may first try to demote every group */
+	bool kept = false;  /* a C node over full nodes stayed compact */
+	unsigned long pre_compact = 0;
 	struct fz_acct before, after;
 	struct fz_shape pre;
-	unsigned long trans, taken, bridges;
+	unsigned long trans, taken, bridges, promoted;
 	unsigned long lib_before[RT_TR_COUNT], lib_after[RT_TR_COUNT], want[RT_TR_COUNT] = { 0 };
 	uint64_t hash = 0;
 	bool needs;
@@ -1412,6 +1484,8 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 	 * fault was the next allocation, and has freed nodes. */
 	ripe = trans == T_COPY && pre.level && pre.demotions >= RT_DEMOTE_ALL_AFTER && !atomic;
 	absorbed = trans == T(FZ_T_GROW_ABSORB) ? top_items_only() : -1;
+	if (trans == T_COPY || trans == T(FZ_T_SPLIT))
+		pre_compact = ancestors_compact(key, pre.depth);
 	if (may_fail || attribute)
 		hash = tree_hash();
 	lib_trans_get(lib_before);
@@ -1475,18 +1549,21 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 			  before.st.nodes_reserved, after.st.nodes_reserved);
 		taken = after.st.nodes_allocated - before.st.nodes_allocated +
 			before.st.nodes_reserved - after.st.nodes_reserved;
+		/* A C node over full nodes made full takes one more each. */
+		promoted = lib_after[RT_TR_PARENT_FULL] - lib_before[RT_TR_PARENT_FULL];
 		/* A copy that demoted every group takes up to a node per
 		 * digit and the bridges of one full node, all allocated.  One
 		 * that tried and gave its nodes back counted them allocated
 		 * (and freed: no bound then). */
 		if (lib_after[RT_TR_DEMOTE_ALL] != lib_before[RT_TR_DEMOTE_ALL])
-			FZ_EXPECT(taken <= RT_PLAN_ALL_NODES + RT_F_MAX_BRIDGES &&
+			FZ_EXPECT(taken <= RT_PLAN_ALL_NODES + RT_F_MAX_BRIDGES + promoted &&
 				  after.st.nodes_reserved == before.st.nodes_reserved,
 				  "insert(%#lx) = 0 demoted every group taking %lu nodes, reserve "
 				  "%lu -> %lu", key, taken, before.st.nodes_reserved,
 				  after.st.nodes_reserved);
 		else if (!(ripe && fault_armed(z)))
-			FZ_EXPECT(taken <= RT_INSERT_MAX_NODES && (taken > 0) == needs,
+			FZ_EXPECT(taken <= RT_INSERT_MAX_NODES + promoted &&
+				  (taken > 0) == needs,
 				  "insert(%#lx) = 0 took %lu nodes (%s needed)", key, taken,
 				  needs ? "some" : "none");
 		if (atomic || z->fault_all)
@@ -1518,6 +1595,9 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 		else
 			FZ_EXPECT(linked == 0, "insert(%#lx) linked %ld nodes where none was needed",
 				  key, linked);
+		if (pre_compact)
+			trans |= trans_of_promotion(key, &pre, pre_compact, atomic, fault_armed(z),
+						    want, &kept);
 		want[RT_TR_BRIDGE] = trans & T(FZ_T_BRIDGE) ? bridges : 0;
 		want[RT_TR_APPEND] = (trans & T(FZ_T_APPEND)) != 0;
 		want[RT_TR_REFILL] = (trans & T(FZ_T_REFILL)) != 0;
@@ -1534,6 +1614,8 @@ static int do_insert(struct fz *z, unsigned long key, struct fz_item *item)
 	if (ret == 0) {
 		model_insert(&z->m, key, item);
 		trans_mark(0, trans);
+		if (kept)
+			trans_mark(1, T(FZ_T_PARENT_FULL));
 		if (attribute && hash == z->oom_hash)
 			trans_mark(1, trans & (T(FZ_T_BRIDGE) |
 					       (z->oom_trans == T_COPY ? T_COPY : 0)));

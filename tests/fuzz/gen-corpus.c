@@ -1113,6 +1113,55 @@ static void seed_shape_demote_all(struct out *o)
 	check(o);
 }
 
+/* Keys @from .. @to - 1, in runs of 256. */
+static void insrange(struct out *o, unsigned long from, unsigned long to)
+{
+	for (unsigned long k = from; k < to; k += 256)
+		insrun(o, kraw(k), (unsigned int)(to - k < 256 ? to - k : 256), 1);
+}
+
+/* The insert of key @at, which makes a C node over full nodes only a full
+ * node; @faulted: preloaded, with every allocation failing: the reserve
+ * gives the insert's own node, and the C node stays compact.  Then the
+ * tree is checked and emptied. */
+static void parent_full_at(struct out *o, unsigned long at, int faulted)
+{
+	if (faulted)
+		pre(o, PRE_INSERT_FAIL_ALL, kraw(at));
+	else
+		ins(o, kraw(at));
+	check(o);
+	destroy(o, D_REINIT_KERNEL);
+}
+
+/*
+ * A C node over full nodes only, made full (both builds; runs stop at
+ * 1024 keys in the tree).  64-slot: keys 0..255 make a full level-1 top
+ * (four leaves); keys from 4096 on hang a second child from a new top at
+ * level 2, which becomes a full node at key 4349, and the top with it.
+ * 8-slot: a top at level 3 over two children of 512 keys each, kept
+ * compact by two items that share digit 2; those deleted while the second
+ * child holds 96 keys, it becomes a full node at key 639, and the top
+ * with it.  Each shape twice: the second time faulted.
+ */
+static void seed_shape_parent_full(struct out *o)
+{
+	for (int faulted = 0; faulted < 2; faulted++) {
+		insrange(o, 0, 256);
+		insrange(o, 4096, 4349);
+		parent_full_at(o, 4349, faulted);
+	}
+	for (int faulted = 0; faulted < 2; faulted++) {
+		ins(o, kraw(1024));
+		ins(o, kraw(1025));
+		insrange(o, 0, 608);
+		del(o, kraw(1024));
+		del(o, kraw(1025));
+		insrange(o, 608, 639);
+		parent_full_at(o, 639, faulted);
+	}
+}
+
 /* The 8-slot shape: a level-2 C node whose items demote digit by digit
  * into level-1 children, five times (keys 63, 126, 189, 252, 315); the
  * sixth overflow (key 378), its line of copies having demoted five times,
@@ -1531,6 +1580,7 @@ static const struct {
 	{ "seed-shape-demote-for-full-64", seed_shape_demote_for_full_64 },
 	{ "seed-shape-demote-pairs-64", seed_shape_demote_pairs_64 },
 	{ "seed-shape-demote-all", seed_shape_demote_all },
+	{ "seed-shape-parent-full", seed_shape_parent_full },
 	{ "seed-shape-inner-full-8", seed_shape_inner_full_8 },
 	{ "seed-shape-bridge-64", seed_shape_bridge_64 },
 	{ "seed-shape-bridge-8", seed_shape_bridge_8 },
