@@ -99,12 +99,11 @@ VALGRIND_JOBS = 2  # suites run side by side (valgrind runs one thread at a time
 # Each test is a process of its own, and under valgrind a process takes
 # about a second to start.  So the default runs every 64-slot suite and,
 # of the 8-slot build (the same code in deeper trees, all of whose suites
-# run under ASan and UBSan in the sanitizer build), the shapes and the
-# random differential.  make check-valgrind-all runs all sixteen.  Longest
-# first, so that the jobs end together.
-VALGRIND_SUITES = tests/basic-64 tests/shapes-8 tests/iter-64 tests/shapes-64 \
-	tests/tags-64 tests/concurrent-64 tests/preload-64 tests/gang-64 tests/random-8 \
-	tests/random-64
+# run under ASan and UBSan in the sanitizer build), the random
+# differential.  make check-valgrind-all runs all sixteen.  Longest first,
+# so that the jobs end together.
+VALGRIND_SUITES = tests/iter-64 tests/basic-64 tests/concurrent-64 tests/shapes-64 \
+	tests/tags-64 tests/preload-64 tests/gang-64 tests/random-8 tests/random-64
 VALGRIND_TORTURE_SECONDS = 10
 VALGRIND_TORTURE_FLAGS = --error-exitcode=1 --leak-check=full \
 	--errors-for-leak-kinds=definite,possible \
