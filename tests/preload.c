@@ -20,7 +20,9 @@
  * A copy that demotes every group takes more nodes than the reserve
  * holds, from the allocator alone: with any of its allocations failing it
  * makes the usual copy instead (preloaded, it still cannot fail), and a
- * node whose groups part too far down keeps the usual copy.
+ * node whose groups part too far down keeps the usual copy.  So does a
+ * compact node made full once it holds full nodes only: the reserve never
+ * pays for it, and without a node it stays compact.
  */
 #include "helpers.h"
 #include "descend.h"
@@ -936,6 +938,22 @@ Test(preload, a_compact_node_over_full_nodes_becomes_full)
 	full_parent_finish(&tree, key + 1);
 }
 
+/* The rest of @r's second child inserted (@fail: with every allocation
+ * failing), and the top never made full, though it ends over two full
+ * nodes only (@why: the reason it must not be made full). */
+static void full_parent_kept(struct radix_tree_root *r, bool fail, const char *why)
+{
+	bool promoted = false;
+
+	full_parent_start(r);
+	for (unsigned long key = FP_FIRST; key < 2 * FP_SPAN; key++)
+		promoted |= full_parent_next(r, key, fail);
+	cr_assert_not(promoted, "the top became full %s", why);
+	cr_assert_not(top_full(r));
+	cr_assert(top_over_two_full_nodes(r), "the second child never became full");
+	full_parent_finish(r, 2 * FP_SPAN);
+}
+
 /*
  * The same insert with every allocation failing, after a preload: the
  * child's copy comes from the reserve, and the top, which would take a
@@ -944,16 +962,7 @@ Test(preload, a_compact_node_over_full_nodes_becomes_full)
  */
 Test(preload, a_node_over_full_nodes_stays_compact_without_a_node)
 {
-	unsigned long key;
-	bool promoted = false;
-
-	full_parent_start(&tree);
-	for (key = FP_FIRST; key < 2 * FP_SPAN; key++)
-		promoted |= full_parent_next(&tree, key, true);
-	cr_assert_not(promoted, "the top became full with every allocation failing");
-	cr_assert_not(top_full(&tree));
-	cr_assert(top_over_two_full_nodes(&tree), "the second child never became full");
-	full_parent_finish(&tree, 2 * FP_SPAN);
+	full_parent_kept(&tree, true, "with every allocation failing");
 }
 
 /* A tree that may not allocate inside insert keeps the top compact: the
@@ -961,15 +970,7 @@ Test(preload, a_node_over_full_nodes_stays_compact_without_a_node)
 Test(preload, a_tree_that_may_not_allocate_keeps_the_node_compact)
 {
 	struct radix_tree_root atomic;
-	unsigned long key;
-	bool promoted = false;
 
 	radix_tree_init_flavor(&atomic, GFP_ATOMIC, &urcu_memb_flavor);
-	full_parent_start(&atomic);
-	for (key = FP_FIRST; key < 2 * FP_SPAN; key++)
-		promoted |= full_parent_next(&atomic, key, false);
-	cr_assert_not(promoted, "a GFP_ATOMIC tree's top became full");
-	cr_assert_not(top_full(&atomic));
-	cr_assert(top_over_two_full_nodes(&atomic), "the second child never became full");
-	full_parent_finish(&atomic, 2 * FP_SPAN);
+	full_parent_kept(&atomic, false, "in a GFP_ATOMIC tree");
 }
