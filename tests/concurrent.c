@@ -16,6 +16,9 @@
  *     carry exactly the returned index.
  * Failures are counted in the threads and asserted in the main thread.
  *
+ * A second test runs readers while compact nodes over full nodes become
+ * full nodes, round after round (see run_full_parent()).
+ *
  * Regression it caught: the walk engine found an inner slot non-empty,
  * reloaded it and got NULL (a concurrent delete in between), then went on
  * scanning with the NULL as its current node and crashed.  It now keeps the
@@ -225,4 +228,150 @@ Test(concurrent, memb_readers_against_writer, .timeout = 120)
 Test(concurrent, qsbr_readers_against_writer, .timeout = 120)
 {
 	run(&qsbr_ops);
+}
+
+/*
+ * Readers while compact nodes over full nodes become full nodes, again and
+ * again.  The keys of a top's first child (0 .. FP_SPAN - 1, a full node)
+ * are stable; each round, the writer inserts two items under the top's
+ * digit 2 (they keep the top compact in the 8-slot build), the second
+ * child's keys up to a run and a half, deletes the two, inserts the rest
+ * of the child's keys, whose last copy makes the child a full node and
+ * the top, over full nodes only, a full node too; then it deletes the
+ * second child's keys, and the tree hangs from the first child again.
+ * Readers check that every stable key is found, that a second-child key
+ * found carries its item, live, and that gang lookups across the two
+ * children return ascending keys with their items.  The promotions are
+ * counted: each round must make one.
+ */
+#define FP_RUN 64UL
+#define FP_SPAN (FP_RUN * RT_MAP_SIZE)
+#define FP_ROUNDS t_scaled(200)
+
+static unsigned long fp_rounds;  /* the writer's, once it stopped */
+
+static void *full_parent_reader(void *arg)
+{
+	struct t_rng rng = { (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ULL + 7 };
+	unsigned long n = 0;
+
+	ops->reg();
+	while (!uatomic_read(&stop)) {
+		unsigned long s = t_rand_below(&rng, FP_SPAN);
+		unsigned long c = FP_SPAN + t_rand_below(&rng, FP_SPAN);
+		void *item, *items[16];
+		unsigned int got;
+
+		ops->lock();
+		if (!titem_ok(radix_tree_lookup(&tree, s), s))
+			error("stable key missing or bad", s);
+		item = radix_tree_lookup(&tree, c);
+		if (item && !titem_ok(item, c))
+			error("second child's item dead or wrong key", c);
+		got = radix_tree_gang_lookup(&tree, items, FP_SPAN - 8, 16);
+		for (unsigned int i = 0; i < got; i++) {
+			unsigned long key = ((const struct titem *)items[i])->key;
+
+			if (!titem_ok(items[i], key) || key < FP_SPAN - 8 ||
+			    (i && key <= ((const struct titem *)items[i - 1])->key))
+				error("gang item dead, or keys not ascending", key);
+		}
+		if (got < 8)
+			error("gang lookup missed stable keys", FP_SPAN - 8);
+		ops->unlock();
+		if (ops->quiescent && (++n % 1024) == 0)
+			ops->quiescent();
+		uatomic_inc(&reads);
+	}
+	ops->unreg();
+	return NULL;
+}
+
+static void full_parent_insert_range(struct titem **items, unsigned long from, unsigned long to)
+{
+	for (unsigned long k = from; k < to; k++) {
+		items[k - FP_SPAN] = titem_new(k);
+		if (radix_tree_insert(&tree, k, items[k - FP_SPAN]) != 0)
+			uatomic_inc(&errors);
+	}
+}
+
+static void full_parent_delete(struct titem *item, unsigned long key)
+{
+	if (radix_tree_delete(&tree, key) != item)
+		uatomic_inc(&errors);
+	titem_free_rcu(ops->flavor, item);
+}
+
+static void *full_parent_writer(void *arg)
+{
+	static struct titem *items[FP_SPAN];
+	const unsigned long cut = FP_SPAN + FP_RUN + FP_RUN / 2;
+	unsigned long round, reads_before;
+
+	(void)arg;
+	ops->reg();
+	reads_before = uatomic_read(&reads);
+	for (round = 0; round < FP_ROUNDS || uatomic_read(&reads) < reads_before + 16; round++) {
+		struct titem *pair[2] = { titem_new(2 * FP_SPAN), titem_new(2 * FP_SPAN + 1) };
+
+		if (radix_tree_insert(&tree, 2 * FP_SPAN, pair[0]) ||
+		    radix_tree_insert(&tree, 2 * FP_SPAN + 1, pair[1]))
+			uatomic_inc(&errors);
+		full_parent_insert_range(items, FP_SPAN, cut);
+		full_parent_delete(pair[0], 2 * FP_SPAN);
+		full_parent_delete(pair[1], 2 * FP_SPAN + 1);
+		full_parent_insert_range(items, cut, 2 * FP_SPAN);
+		for (unsigned long k = FP_SPAN; k < 2 * FP_SPAN; k++)
+			full_parent_delete(items[k - FP_SPAN], k);
+		if (ops->quiescent)
+			ops->quiescent();
+	}
+	uatomic_set(&fp_rounds, round);
+	uatomic_set(&stop, 1);
+	ops->unreg();
+	rcuradix_thread_cache_flush();
+	return NULL;
+}
+
+static void run_full_parent(const struct flavor_ops *f)
+{
+	pthread_t readers[NR_READERS], w;
+	unsigned long promoted, rounds;
+	unsigned int i;
+
+	ops = f;
+	ops->reg();
+	radix_tree_init_flavor(&tree, GFP_KERNEL, ops->flavor);
+	for (unsigned long k = 0; k < FP_SPAN; k++)
+		t_insert_new(&tree, k);
+	promoted = rt_transitions[RT_TR_PARENT_FULL];
+	for (i = 0; i < NR_READERS; i++)
+		cr_assert_eq(pthread_create(&readers[i], NULL, full_parent_reader,
+					    (void *)(uintptr_t)(i + 1)), 0);
+	cr_assert_eq(pthread_create(&w, NULL, full_parent_writer, NULL), 0);
+	cr_assert_eq(pthread_join(w, NULL), 0);
+	for (i = 0; i < NR_READERS; i++)
+		cr_assert_eq(pthread_join(readers[i], NULL), 0);
+	rounds = uatomic_read(&fp_rounds);
+	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
+	cr_assert_eq(rt_transitions[RT_TR_PARENT_FULL] - promoted, rounds,
+		     "%lu promotions in %lu rounds", rt_transitions[RT_TR_PARENT_FULL] - promoted,
+		     rounds);
+	fprintf(stderr, "%lu reader iterations during %lu rounds\n", reads, rounds);
+	t_verify(&tree);
+	for (unsigned long k = 0; k < FP_SPAN; k++)
+		t_delete(&tree, k, radix_tree_lookup(&tree, k));
+	t_finish(&tree);
+	ops->unreg();
+}
+
+Test(concurrent, memb_readers_while_nodes_over_full_nodes_become_full, .timeout = 120)
+{
+	run_full_parent(&memb_ops);
+}
+
+Test(concurrent, qsbr_readers_while_nodes_over_full_nodes_become_full, .timeout = 120)
+{
+	run_full_parent(&qsbr_ops);
 }
