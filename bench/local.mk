@@ -162,5 +162,8 @@ EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
 	doc/perf/bench-T.txt doc/perf/bench-T.csv \
 	doc/perf/bench-targets-16.txt doc/perf/bench-targets-16.csv \
 	doc/perf/bench-targets-after.txt doc/perf/bench-targets-after.csv \
+	doc/perf/bench-targets-parent-full.txt doc/perf/bench-targets-parent-full.csv \
 	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
-	doc/perf/gang.png doc/perf/scaling.png
+	doc/perf/gang.png doc/perf/scaling.png \
+	doc/perf/sweep/bench-sweep.csv doc/perf/sweep/bench-sweep.txt \
+	doc/perf/sweep/memory.png doc/perf/sweep/lookup-keysets.png doc/perf/sweep/lookup.png
