@@ -185,9 +185,24 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static void run(const struct flavor_ops *f)
+/* Start NR_READERS @reader_fn threads and the @writer_fn, and wait for
+ * them all. */
+static void run_threads(void *(*reader_fn)(void *), void *(*writer_fn)(void *))
 {
 	pthread_t readers[NR_READERS], w;
+	unsigned int i;
+
+	for (i = 0; i < NR_READERS; i++)
+		cr_assert_eq(pthread_create(&readers[i], NULL, reader_fn, (void *)(uintptr_t)(i + 1)),
+			     0);
+	cr_assert_eq(pthread_create(&w, NULL, writer_fn, NULL), 0);
+	cr_assert_eq(pthread_join(w, NULL), 0);
+	for (i = 0; i < NR_READERS; i++)
+		cr_assert_eq(pthread_join(readers[i], NULL), 0);
+}
+
+static void run(const struct flavor_ops *f)
+{
 	unsigned int i;
 
 	ops = f;
@@ -205,12 +220,7 @@ static void run(const struct flavor_ops *f)
 		default: churn_keys[i] = ULONG_MAX - i; break;      /* full height */
 		}
 	}
-	for (i = 0; i < NR_READERS; i++)
-		cr_assert_eq(pthread_create(&readers[i], NULL, reader, (void *)(uintptr_t)(i + 1)), 0);
-	cr_assert_eq(pthread_create(&w, NULL, writer, NULL), 0);
-	cr_assert_eq(pthread_join(w, NULL), 0);
-	for (i = 0; i < NR_READERS; i++)
-		cr_assert_eq(pthread_join(readers[i], NULL), 0);
+	run_threads(reader, writer);
 	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
 	fprintf(stderr, "%lu reader iterations during %lu writer operations\n", reads, WRITER_OPS);
 	for (i = 0; i < NR_STABLE; i++)
@@ -336,9 +346,7 @@ static void *full_parent_writer(void *arg)
 
 static void run_full_parent(const struct flavor_ops *f)
 {
-	pthread_t readers[NR_READERS], w;
 	unsigned long promoted, rounds;
-	unsigned int i;
 
 	ops = f;
 	ops->reg();
@@ -346,13 +354,7 @@ static void run_full_parent(const struct flavor_ops *f)
 	for (unsigned long k = 0; k < FP_SPAN; k++)
 		t_insert_new(&tree, k);
 	promoted = rt_transitions[RT_TR_PARENT_FULL];
-	for (i = 0; i < NR_READERS; i++)
-		cr_assert_eq(pthread_create(&readers[i], NULL, full_parent_reader,
-					    (void *)(uintptr_t)(i + 1)), 0);
-	cr_assert_eq(pthread_create(&w, NULL, full_parent_writer, NULL), 0);
-	cr_assert_eq(pthread_join(w, NULL), 0);
-	for (i = 0; i < NR_READERS; i++)
-		cr_assert_eq(pthread_join(readers[i], NULL), 0);
+	run_threads(full_parent_reader, full_parent_writer);
 	rounds = uatomic_read(&fp_rounds);
 	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
 	cr_assert_eq(rt_transitions[RT_TR_PARENT_FULL] - promoted, rounds,
