@@ -87,6 +87,16 @@ endif
 endif
 EXTRA_DIST += bench/lines-probe.sh tests/lines-probe-smoke.sh
 
+# Instructions per item of a walk of a bench key set, under callgrind
+# (doc/performance.md); the smoke test runs it natively.
+noinst_PROGRAMS += bench/walk-probe
+bench_walk_probe_SOURCES = bench/walk-probe.c bench/bench.h bench/callgrind.h bench/keys.c
+bench_walk_probe_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_walk_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
+bench_walk_probe_LDFLAGS = -no-install
+TESTS += tests/walk-probe-smoke.sh
+EXTRA_DIST += tests/walk-probe-smoke.sh
+
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe
 bench_cg_probe_SOURCES = bench/cg-probe.c bench/callgrind.h
@@ -163,6 +173,8 @@ EXTRA_DIST += doc/performance.md doc/allocator.md doc/perf/machine.txt \
 	doc/perf/bench-targets-16.txt doc/perf/bench-targets-16.csv \
 	doc/perf/bench-targets-after.txt doc/perf/bench-targets-after.csv \
 	doc/perf/bench-targets-parent-full.txt doc/perf/bench-targets-parent-full.csv \
+	doc/perf/bench-targets-walks.txt doc/perf/bench-targets-walks.csv \
+	doc/perf/bench-targets-walks-2.txt doc/perf/bench-targets-walks-2.csv \
 	doc/perf/node-alloc.txt doc/perf/lookup.png doc/perf/memory.png \
 	doc/perf/gang.png doc/perf/scaling.png \
 	doc/perf/sweep/bench-sweep.csv doc/perf/sweep/bench-sweep.txt \

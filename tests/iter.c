@@ -1551,6 +1551,57 @@ static void st_check_everywhere(unsigned long from, unsigned long to)
  * a node of children and items (the run) given items in descending order.
  * From every key, every walk and gang lookup must give the model's keys.
  */
+#if RT_MAP_SHIFT == 6
+/*
+ * cnode_long_tails_at_every_width: guards the walks that go on in a
+ * compact node of items by filtering its appended tail sixteen entries at
+ * a time (more than six entries: a vector compare of the suffixes against
+ * the key and the sorted run's candidate, per suffix width).  The even
+ * keys of a span, inserted in descending order, each appended below the
+ * last: tails of every length up to the room of the node's class.  At
+ * each tail longer than six, every plain and tagged walk from every key
+ * of the span must give the model's keys.  The 64-slot build's shapes:
+ * the spans' bases give the top node suffixes of 1, 2, 4 and 8 bytes (the
+ * 8-slot build's compact nodes hold tails of a few entries).
+ */
+Test(iter, cnode_long_tails_at_every_width, .timeout = 120)
+{
+	unsigned int long_tails[9] = { 0 };
+
+	t_rng_init(&cw_rng, "iter.long_tails");
+	for (size_t b = 0; b < sizeof(cw_bases) / sizeof(cw_bases[0]); b++) {
+		cw_base = cw_bases[b];
+		model_init(&m);
+		for (unsigned long r = CW_SPAN - 2;; r -= 2) {
+			struct rt_cnode *node;
+			unsigned int w;
+
+			add(cw_base + r, cw_rand(3) ? 0 : 1);
+			node = rt_entry_cnode(rcu_dereference(tree.rnode));
+			w = rt_sfx_width(node->level);
+			if (node->children == 0 && node->next - st_run_len(node) > 6) {
+				long_tails[w]++;
+				for (unsigned long start = cw_base;; start++) {
+					check_walk(&m, PLAIN, start, 0, 0, MAXW);
+					check_walk(&m, TAGGED, start, 0, 0, MAXW);
+					if (start == cw_base + CW_SPAN - 1)
+						break;
+				}
+			}
+			if (r == 0)
+				break;
+		}
+		t_verify(&tree);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	for (unsigned int w = 1; w <= 8; w *= 2)
+		cr_assert_gt(long_tails[w], 0, "no compact node of %u-byte suffixes had a tail of "
+			     "more than six entries", w);
+	t_finish(&tree);
+}
+#endif
+
 Test(iter, cnode_sorted_run_and_appended_tail, .timeout = 120)
 {
 	t_rng_init(&cw_rng, "iter.sorted_run");
