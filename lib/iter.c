@@ -421,6 +421,29 @@ rt_cnode_tail_scan(const struct rt_cnode *node, unsigned int w, unsigned int s, 
 	}
 }
 
+/*
+ * The sorted run's candidate: the first position of @todo (the run's
+ * wanted positions from the lower bound on) whose slot holds an entry,
+ * *@e; its suffix into *@sfx.  *@skipped set if a NULL was passed over (a
+ * tombstone, or an item moved out by a copy).  UINT_MAX: none.
+ */
+static inline __attribute__((always_inline)) unsigned int
+rt_sorted_candidate(const struct rt_cnode *node, unsigned int wd, void **slots,
+		    unsigned long todo, unsigned long *sfx, bool *skipped, void **e)
+{
+	for (; todo; todo &= todo - 1) {
+		unsigned int i = (unsigned int)__builtin_ctzl(todo);
+
+		*e = rt_entry_rcu(slots[i]);
+		if (*e) {
+			*sfx = rt_sfx_get(node, wd, i);
+			return i;
+		}
+		*skipped = true;
+	}
+	return UINT_MAX;
+}
+
 #ifdef __SSE2__
 /* Lanes of @x (@w-byte unsigned integers, flipped to signed by the
  * caller: x ^ the sign bit) outside [@lo, @hi]: all ones. */
@@ -537,7 +560,7 @@ rt_cnode_next_items_w(struct rt_cnode *node, unsigned int wd, unsigned long base
 	unsigned int s, p0, at = UINT_MAX;
 	void **slots = rt_cnode_slots_w(node, wd);
 	const uint8_t *tags = rt_cnode_tags_w(node, wd);
-	unsigned long key = *index - base, at_sfx = ULONG_MAX, todo, want;
+	unsigned long key = *index - base, at_sfx = ULONG_MAX, want;
 	bool skipped = false;
 	void *e = NULL;
 
@@ -545,17 +568,7 @@ rt_cnode_next_items_w(struct rt_cnode *node, unsigned int wd, unsigned long base
 	s = rt_cnode_sorted_rcu(node, f->n);
 	want = tag >= 0 ? rt_ctag_bits(tags, f->n, (unsigned int)tag) : rt_pos_range(0, f->n);
 	p0 = rt_sorted_lower_bound(node, wd, s, key, hint);
-	for (todo = rt_pos_range(p0, s) & want; todo; todo &= todo - 1) {
-		unsigned int i = (unsigned int)__builtin_ctzl(todo);
-
-		e = rt_entry_rcu(slots[i]);
-		if (e) {
-			at = i;
-			at_sfx = rt_sfx_get(node, wd, i);
-			break;
-		}
-		skipped = true;  /* a tombstone, or an item moved out */
-	}
+	at = rt_sorted_candidate(node, wd, slots, rt_pos_range(p0, s) & want, &at_sfx, &skipped, &e);
 	if (rt_tail_min(node, wd, rt_pos_range(s, f->n) & want, tag < 0, s, f->n, key, &at,
 			&at_sfx) &&
 	    !(e = rt_entry_rcu(slots[at])))
@@ -598,7 +611,7 @@ rt_cnode_next_w(struct rt_cnode *node, unsigned int wd, unsigned long base, unsi
 	unsigned int s, p0, at = UINT_MAX;
 	void **slots = rt_cnode_slots_w(node, wd);
 	const uint8_t *tags = rt_cnode_tags_w(node, wd);
-	unsigned long key = *index - base, at_sfx = ULONG_MAX, todo, want;
+	unsigned long key = *index - base, at_sfx = ULONG_MAX, want;
 	bool skipped = false;
 	struct rt_cand t;
 	void *e = NULL;
@@ -618,17 +631,7 @@ rt_cnode_next_w(struct rt_cnode *node, unsigned int wd, unsigned long base, unsi
 			return RT_CFIND_CHILD;
 		}
 	}
-	for (todo = rt_pos_range(p0, s) & want; todo; todo &= todo - 1) {
-		unsigned int i = (unsigned int)__builtin_ctzl(todo);
-
-		e = rt_entry_rcu(slots[i]);
-		if (e) {
-			at = i;
-			at_sfx = rt_sfx_get(node, wd, i);
-			break;
-		}
-		skipped = true;  /* a tombstone, or an item moved out */
-	}
+	at = rt_sorted_candidate(node, wd, slots, rt_pos_range(p0, s) & want, &at_sfx, &skipped, &e);
 	rt_cnode_tail_scan(node, wd, s, f->n, key, want, &t);
 	if (t.below != UINT_MAX) {
 		void *b = rt_entry_rcu(slots[t.below]);
