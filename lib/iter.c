@@ -506,7 +506,8 @@ rt_sfx_between(const struct rt_cnode *node, unsigned int w, unsigned long todo,
 /*
  * The wanted tail entry (a position of @todo: [s, n) and wanted; @all if
  * every position is) with the smallest suffix from @key on, if below
- * *@min_sfx: then into *@min_pos and *@min_sfx, and true.  Items only: no
+ * *@min_sfx (any, if *@min_pos is UINT_MAX): then into *@min_pos and
+ * *@min_sfx, and true.  Items only: no
  * child below the key can reach it.  Ties go to the later position, as in
  * rt_cnode_tail_scan().  The tail is not ordered, and a walk goes through
  * a node one run at a time: the candidates, those between the key and
@@ -523,18 +524,20 @@ rt_tail_min(const struct rt_cnode *node, unsigned int w, unsigned long todo, boo
 	    unsigned long *min_sfx)
 {
 	unsigned long top = w == 8 ? ~0UL : (1UL << (8 * w)) - 1;
-	bool found = false;
+	/* No run candidate: any suffix from the key on qualifies, ULONG_MAX
+	 * included (an 8-byte suffix can be it: *@min_sfx is no bound then). */
+	bool none = *min_pos == UINT_MAX, found = false;
 
-	if (!todo || *min_sfx == key)
+	if (!todo || (!none && *min_sfx == key))
 		return false;  /* nothing can come before the key itself */
 	if (w != 8 && all && n - s > RT_TAIL_SCALAR_MAX)
-		todo = rt_sfx_between(node, w, todo, s, n, key,
-				      *min_sfx <= top ? *min_sfx - 1 : top);
+		todo = rt_sfx_between(node, w, todo, s, n, key, none ? top : *min_sfx - 1);
 	for (; todo; todo &= todo - 1) {
 		unsigned int i = (unsigned int)__builtin_ctzl(todo);
 		unsigned long sfx = rt_sfx_get(node, w, i);
 
-		if (sfx >= key && (sfx < *min_sfx || (found && sfx == *min_sfx))) {
+		if (sfx >= key && (none || sfx < *min_sfx || (found && sfx == *min_sfx))) {
+			none = false;
 			*min_sfx = sfx;
 			*min_pos = i;
 			found = true;

@@ -1551,6 +1551,53 @@ static void st_check_everywhere(unsigned long from, unsigned long to)
  * a node of children and items (the run) given items in descending order.
  * From every key, every walk and gang lookup must give the model's keys.
  */
+/*
+ * cnode_tail_holds_ulong_max: regression.  A compact top node of items at
+ * the top level (8-byte suffixes, base 0) holds ULONG_MAX - 1000, - 990,
+ * ... in its sorted run, then 5 appended below them (the run ends there),
+ * then ULONG_MAX appended after 5: in the tail, where a suffix can be
+ * ULONG_MAX itself.
+ * A walk going on past the run found no run candidate and took the tail's
+ * smallest suffix below ULONG_MAX, the value that also meant "no
+ * candidate", so ULONG_MAX was never below it: the walk ended without it
+ * (found by the fuzzer, in a tagged walk).  With ULONG_MAX - 1 appended
+ * too, and without: every walk from every key around them must give the
+ * model's keys.
+ */
+Test(iter, cnode_tail_holds_ulong_max)
+{
+	static const unsigned long starts[] = {
+		0, 5, 6, ULONG_MAX - 1000, ULONG_MAX - 999, ULONG_MAX - 500,
+		ULONG_MAX - 2, ULONG_MAX - 1, ULONG_MAX,
+	};
+
+	for (int with_below = 0; with_below < 2; with_below++) {
+		struct rt_cnode *node;
+		unsigned long key = ULONG_MAX - 1000;
+
+		model_init(&m);
+		do {
+			add(key, key % 20 == 0);
+			key += 10;
+			node = rt_entry_cnode(rcu_dereference(tree.rnode));
+		} while (node->cap < node->next + 3);
+		add(5, 1);
+		add(ULONG_MAX, 1);
+		if (with_below)
+			add(ULONG_MAX - 1, 0);
+		cr_assert(rcu_dereference(tree.rnode) == rt_cnode_entry(node) && !node->children,
+			  "the top is not the compact node of items it was");
+		cr_assert(rt_sfx_width(node->level) == 8 && node->sorted == node->next - 2 - with_below,
+			  "sorted run %u of %u entries", node->sorted, node->next);
+		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+			check_all_walks(starts[i]);
+		t_verify(&tree);
+		model_free(&m);
+		t_empty(&tree);
+	}
+	t_finish(&tree);
+}
+
 #if RT_MAP_SHIFT == 6
 /*
  * cnode_long_tails_at_every_width: guards the walks that go on in a
