@@ -553,8 +553,9 @@ rt_tail_min(const struct rt_cnode *node, unsigned int w, unsigned long todo, boo
  * the first live wanted position of the sorted run from the lower bound,
  * or a smaller suffix in the tail (rt_tail_min()).  A walk through a
  * node of keys that are not consecutive (every other key, uniform keys)
- * searches it once per key: measured on a walk of every other key at
- * 2^16, the general search and run took about 560 instructions per key.
+ * searches it once per key (runs of one key), so this search is most of
+ * such a walk's cost per item (doc/performance.md, "Walks through compact
+ * nodes of items").
  */
 static inline __attribute__((always_inline)) enum rt_cfind
 rt_cnode_next_items_w(struct rt_cnode *node, unsigned int wd, unsigned long base,
