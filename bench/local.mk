@@ -14,6 +14,9 @@
 #   bench/cg-probe         instruction counts per operation under callgrind.
 #   bench/lines-probe      cache lines per lookup, rcuradix against JudyL, under
 #                          callgrind's cache simulation (bench/lines-probe.sh).
+#   bench/walk-probe       instructions per item of a walk, under callgrind.
+#   bench/lookup-ab        lookups of two builds of librcuradix, side by side
+#                          in one process (small differences on a noisy machine).
 
 BENCH_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/bench $(NODE_ALLOC_CPPFLAGS) \
 	$(URCU_MEMB_CFLAGS) $(URCU_CDS_CFLAGS)
@@ -96,6 +99,19 @@ bench_walk_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 bench_walk_probe_LDFLAGS = -no-install
 TESTS += tests/walk-probe-smoke.sh
 EXTRA_DIST += tests/walk-probe-smoke.sh
+
+# Lookups of two builds of the library side by side in one process
+# (doc/performance.md, "Slot prefetch in compact nodes"): it loads them
+# with dlmopen(), which ASan does not support.
+if !SANITIZERS
+noinst_PROGRAMS += bench/lookup-ab
+bench_lookup_ab_SOURCES = bench/lookup-ab.c bench/bench.h bench/keys.c
+bench_lookup_ab_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_lookup_ab_LDADD = -ldl
+bench_lookup_ab_LDFLAGS = -no-install
+TESTS += tests/lookup-ab-smoke.sh
+endif
+EXTRA_DIST += tests/lookup-ab-smoke.sh
 
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe

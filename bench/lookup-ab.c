@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * lookup-ab.c - two builds of librcuradix side by side in one process, for
+ * changes whose effect on lookups is smaller than the noise of a shared
+ * machine: runs of the benchmark minutes apart differ by more than 10%,
+ * and so do two processes running at once (they share the caches and the
+ * memory bus unevenly).  Here both libraries build the same tree of an
+ * rcuradix-bench key set (same generator, same seed), then take turns in
+ * short slices (2^14 lookups, a few milliseconds), the order swapped every
+ * round: a burst of noise lands on both.  Each round gives a ratio B / A;
+ * their quartiles say whether a difference is larger than the noise.
+ *
+ *   bench/lookup-ab LIB_A LIB_B KEYSET LOG2 [ROUNDS]
+ *   bench/lookup-ab /tmp/old/lib/.libs/librcuradix.so.1 \
+ *                   lib/.libs/librcuradix.so.1 sparse64 20 400
+ *
+ * Two operations, per lookup: "dependent" (the key of each lookup comes
+ * from the item the previous one found: the latency of a lookup) and
+ * "hit" (keys in a random order, independent: the throughput), each
+ * inside its own read-side section, as rcuradix-bench measures them.
+ * The libraries are loaded with dlmopen() into namespaces of their own,
+ * each with its own liburcu-memb and jemalloc.  jemalloc keeps its thread
+ * data in static TLS, which a second copy does not fit in by default: the
+ * program starts itself again with GLIBC_TUNABLES asking glibc for more.
+ */
+#define _GNU_SOURCE 1
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rcuradix/radix-tree.h>
+
+#include "bench.h"
+
+#define SLICE (1UL << 14)  /* lookups per slice */
+#define REEXEC_MARK "RCURADIX_LOOKUP_AB"
+#define STATIC_TLS "glibc.rtld.optional_static_tls=262144"
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("lookup-ab: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+/* One build of the library, and its tree. */
+struct lib {
+	const char *path;
+	void *(*lookup)(const struct radix_tree_root *, unsigned long);
+	int (*insert)(struct radix_tree_root *, unsigned long, void *);
+	void (*init)(struct radix_tree_root *, gfp_t, const struct rcu_flavor_struct *);
+	void (*destroy)(struct radix_tree_root *);
+	void (*read_lock)(void);
+	void (*read_unlock)(void);
+	void (*barrier)(void);
+	struct radix_tree_root root;
+	unsigned long key;  /* where its dependent chain is */
+	size_t pos;         /* where its independent lookups are */
+};
+
+static void *sym(void *handle, const char *path, const char *name)
+{
+	void *p = dlsym(handle, name);
+
+	if (!p)
+		die("%s: no %s", path, name);
+	return p;
+}
+
+static void load(struct lib *l, const char *path)
+{
+	void *h = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL), *urcu;
+	void (*reg)(void);
+	Lmid_t lm;
+
+	if (!h)
+		die("%s", dlerror());
+	/* The library may leave liburcu-memb to its user: load it beside. */
+	if (dlinfo(h, RTLD_DI_LMID, &lm) != 0)
+		die("%s: %s", path, dlerror());
+	urcu = dlmopen(lm, "liburcu-memb.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (!urcu)
+		die("%s", dlerror());
+	l->path = path;
+	*(void **)&l->lookup = sym(h, path, "radix_tree_lookup");
+	*(void **)&l->insert = sym(h, path, "radix_tree_insert");
+	*(void **)&l->init = sym(h, path, "radix_tree_init_flavor");
+	*(void **)&l->destroy = sym(h, path, "radix_tree_destroy");
+	*(void **)&l->read_lock = sym(urcu, path, "urcu_memb_read_lock");
+	*(void **)&l->read_unlock = sym(urcu, path, "urcu_memb_read_unlock");
+	*(void **)&l->barrier = sym(urcu, path, "urcu_memb_barrier");
+	*(void **)&reg = sym(urcu, path, "urcu_memb_register_thread");
+	reg();
+	l->init(&l->root, GFP_KERNEL, sym(urcu, path, "urcu_memb_flavor"));
+}
+
+static double clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double slice_dependent(struct lib *l)
+{
+	unsigned long key = l->key;
+	double t0 = clock_ns();
+
+	for (size_t i = 0; i < SLICE; i++) {
+		void *item;
+
+		l->read_lock();
+		item = l->lookup(&l->root, key);
+		l->read_unlock();
+		if (!item)
+			die("%s: dependent lookup of key %lu missed", l->path, key);
+		key = item_next_key(item);
+	}
+	l->key = key;
+	return (clock_ns() - t0) / (double)SLICE;
+}
+
+static double slice_hit(struct lib *l, const struct keyset *ks)
+{
+	size_t pos = l->pos, missed = 0;
+	double t0 = clock_ns();
+
+	for (size_t i = 0; i < SLICE; i++) {
+		l->read_lock();
+		missed += !l->lookup(&l->root, ks->lookup[pos]);
+		l->read_unlock();
+		if (++pos == ks->n)
+			pos = 0;
+	}
+	t0 = clock_ns() - t0;
+	if (missed)
+		die("%s: %zu lookups of present keys missed", l->path, missed);
+	l->pos = pos;
+	return t0 / (double)SLICE;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double quantile(double *v, int n, double q)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[(int)(q * (n - 1) + 0.5)];
+}
+
+/* Start again with room in static TLS for a second jemalloc. */
+static void reexec(char **argv)
+{
+	const char *old = getenv("GLIBC_TUNABLES");
+	size_t len = (old ? strlen(old) + 1 : 0) + sizeof(STATIC_TLS);
+	char *tunables = malloc(len);
+
+	if (!tunables)
+		die("out of memory");
+	snprintf(tunables, len, "%s%s%s", old ? old : "", old ? ":" : "", STATIC_TLS);
+	if (setenv("GLIBC_TUNABLES", tunables, 1) || setenv(REEXEC_MARK, "1", 1))
+		die("setenv failed");
+	execv("/proc/self/exe", argv);
+	die("could not start again: execv failed");
+}
+
+int main(int argc, char **argv)
+{
+	struct lib lib[2];
+	struct keyset ks;
+	int kind, log2n, rounds = argc > 5 ? atoi(argv[5]) : 200;
+	double *t[2][2], *ratio[2];
+	const char *op[2] = { "dependent", "hit" };
+
+	if (argc < 5 || argc > 6)
+		die("usage: %s LIB_A LIB_B KEYSET LOG2 [ROUNDS] (a key set of rcuradix-bench, "
+		    "10 <= LOG2 <= 22, 10 <= ROUNDS <= 10000)", argv[0]);
+	kind = keyset_by_name(argv[3]);
+	log2n = atoi(argv[4]);
+	if (kind < 0)
+		die("unknown key set %s", argv[3]);
+	if (log2n < 10 || log2n > 22 || rounds < 10 || rounds > 10000)
+		die("LOG2 must be 10..22 and ROUNDS 10..10000");
+	if (!getenv(REEXEC_MARK))
+		reexec(argv);
+	if (keyset_make(&ks, (enum keyset_kind)kind, (size_t)1 << log2n, 42))
+		die("cannot make key set %s:%d", argv[3], log2n);
+	for (int v = 0; v < 2; v++) {
+		load(&lib[v], argv[1 + v]);
+		for (size_t i = 0; i < ks.n; i++)
+			if (lib[v].insert(&lib[v].root, ks.ins_keys[i], ks.ins_items[i]))
+				die("%s: insert of key %lu failed", lib[v].path, ks.ins_keys[i]);
+		lib[v].key = ks.chain_start;
+		lib[v].pos = 0;
+		for (int o = 0; o < 2; o++)
+			t[v][o] = calloc((size_t)rounds, sizeof(double));
+	}
+	for (int o = 0; o < 2; o++)
+		ratio[o] = calloc((size_t)rounds, sizeof(double));
+	for (int r = 0; r < rounds; r++)
+		for (int o = 0; o < 2; o++) {
+			for (int j = 0; j < 2; j++) {
+				int v = (r & 1) ^ j;  /* A first in even rounds */
+
+				t[v][o][r] = o == 0 ? slice_dependent(&lib[v]) : slice_hit(&lib[v], &ks);
+			}
+			ratio[o][r] = t[1][o][r] / t[0][o][r];
+		}
+	printf("%s:%d, %d rounds of %lu lookups each; ns per lookup (median of the rounds),\n"
+	       "and B / A per round (quartiles):\n", argv[3], log2n, rounds, SLICE);
+	for (int o = 0; o < 2; o++)
+		printf("  %-9s  A %7.1f  B %7.1f  B/A %.3f %.3f %.3f\n", op[o],
+		       quantile(t[0][o], rounds, 0.5), quantile(t[1][o], rounds, 0.5),
+		       quantile(ratio[o], rounds, 0.25), quantile(ratio[o], rounds, 0.5),
+		       quantile(ratio[o], rounds, 0.75));
+	for (int v = 0; v < 2; v++) {
+		lib[v].destroy(&lib[v].root);
+		lib[v].barrier();  /* the nodes' callbacks before the exit */
+		for (int o = 0; o < 2; o++)
+			free(t[v][o]);
+	}
+	for (int o = 0; o < 2; o++)
+		free(ratio[o]);
+	keyset_free(&ks);
+	return 0;
+}

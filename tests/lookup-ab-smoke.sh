@@ -1,0 +1,25 @@
+#!/bin/sh
+# lookup-ab-smoke.sh - keeps bench/lookup-ab from rotting: it must load the
+# build's shared library twice (in two namespaces), build both trees, look
+# every key up (it fails on a miss) and print both operations' rows; the
+# same library twice gives ratios around 1.  A bad command line must fail.
+# Skipped where the build has no shared library (--disable-shared).
+set -u
+probe=${top_builddir:-.}/bench/lookup-ab
+lib=${top_builddir:-.}/lib/.libs/librcuradix.so.1
+out=${TMPDIR:-/tmp}/lookup-ab-smoke.$$
+trap 'rm -f "$out"' EXIT
+fail() { echo "FAIL: $*"; sed 's/^/  | /' "$out"; exit 1; }
+
+[ -f "$lib" ] || { echo "SKIP: no shared library ($lib)"; exit 77; }
+"$probe" "$lib" "$lib" holes >"$out" 2>&1 && fail "a command line without LOG2 was accepted"
+"$probe" "$lib" "$lib" no-such-set 10 >"$out" 2>&1 && fail "an unknown key set was accepted"
+"$probe" "$lib" /no/such/lib.so holes 10 20 >"$out" 2>&1 && fail "a missing library was accepted"
+for set in holes sparse64; do
+	"$probe" "$lib" "$lib" $set 10 20 >"$out" 2>&1 || fail "$set: the probe exited $?"
+	for op in dependent hit; do
+		grep -Eq "^  $op +A +[0-9.]+ +B +[0-9.]+ +B/A [0-9.]+ [0-9.]+ [0-9.]+$" "$out" ||
+			fail "$set: no $op row"
+	done
+done
+echo "PASS"
