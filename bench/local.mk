@@ -101,8 +101,8 @@ TESTS += tests/walk-probe-smoke.sh
 EXTRA_DIST += tests/walk-probe-smoke.sh
 
 # Lookups of two builds of the library side by side in one process
-# (doc/performance.md, "Slot prefetch in compact nodes"): it loads them
-# with dlmopen(), which ASan does not support.
+# (doc/performance.md, "Two builds side by side"): it loads them with
+# dlmopen(), which ASan does not support.
 if !SANITIZERS
 noinst_PROGRAMS += bench/lookup-ab
 bench_lookup_ab_SOURCES = bench/lookup-ab.c bench/bench.h bench/keys.c

@@ -1,8 +1,8 @@
 #!/bin/sh
 # lookup-ab-smoke.sh - keeps bench/lookup-ab from rotting: it must load the
 # build's shared library twice (in two namespaces), build both trees, look
-# every key up (it fails on a miss) and print both operations' rows; the
-# same library twice gives ratios around 1.  A bad command line must fail.
+# every key up (it fails on a miss) and print both operations' rows.  A
+# bad command line, an unknown key set and a missing library must fail.
 # Skipped where the build has no shared library (--disable-shared).
 set -u
 probe=${top_builddir:-.}/bench/lookup-ab
