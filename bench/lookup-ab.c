@@ -152,6 +152,15 @@ static double slice_hit(struct lib *l, const struct keyset *ks)
 	return t0 / (double)SLICE;
 }
 
+static double *rounds_array(int rounds)
+{
+	double *v = calloc((size_t)rounds, sizeof(double));
+
+	if (!v)
+		die("out of memory");
+	return v;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -210,10 +219,10 @@ int main(int argc, char **argv)
 		lib[v].key = ks.chain_start;
 		lib[v].pos = 0;
 		for (int o = 0; o < 2; o++)
-			t[v][o] = calloc((size_t)rounds, sizeof(double));
+			t[v][o] = rounds_array(rounds);
 	}
 	for (int o = 0; o < 2; o++)
-		ratio[o] = calloc((size_t)rounds, sizeof(double));
+		ratio[o] = rounds_array(rounds);
 	for (int r = 0; r < rounds; r++)
 		for (int o = 0; o < 2; o++) {
 			for (int j = 0; j < 2; j++) {
