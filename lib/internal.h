@@ -655,8 +655,18 @@ enum rt_transition {
 #ifdef RT_DEBUG
 RT_HIDDEN extern unsigned long rt_transitions[RT_TR_COUNT];
 #define rt_transition(t) uatomic_inc(&rt_transitions[t])
+/* Tests: when set, every copy of a compact node above the leaves goes
+ * through the plan (tree.c, rt_insert_copy()), none through the direct
+ * copies, so that a test can compare the trees both ways build; and the
+ * direct copies made (grow, demote), so that it knows they ran. */
+RT_HIDDEN extern int rt_copy_by_plan;
+RT_HIDDEN extern unsigned long rt_copies_direct[2];
+#define rt_copy_direct() (!uatomic_read(&rt_copy_by_plan))
+#define rt_copy_direct_made(demote) uatomic_inc(&rt_copies_direct[demote])
 #else
 #define rt_transition(t) ((void)0)
+#define rt_copy_direct() true
+#define rt_copy_direct_made(demote) ((void)0)
 #endif
 
 /* ---- assertions (debug builds) ----------------------------------------- */

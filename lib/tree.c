@@ -23,6 +23,8 @@
 
 #ifdef RT_DEBUG
 unsigned long rt_transitions[RT_TR_COUNT];
+int rt_copy_by_plan;
+unsigned long rt_copies_direct[2];
 #endif
 
 /* ---- readers ---------------------------------------------------------- */
@@ -262,16 +264,46 @@ struct rt_bridges {
 	const size_t *sizes;
 };
 
-/* Write entry @k of private C node @node (suffixes @w bytes): its suffix,
- * its tag byte (tag bits and the child bit) and its slot. */
-static inline __attribute__((always_inline)) void
-rt_cnode_put(struct rt_cnode *node, unsigned int w, unsigned int k, unsigned long sfx,
-	     void *entry, unsigned int tag_byte)
+/* The writer of a private C node's entries, in key order.  Its arrays are
+ * located once: a tag byte's store may alias the header they are computed
+ * from, which the compiler would otherwise load again at every entry. */
+struct rt_cnode_out {
+	struct rt_cnode *node;
+	unsigned int w;         /* suffix width: a constant where inlined */
+	uint8_t *tags;
+	void **slots;
+	unsigned int n;         /* entries written */
+	unsigned int children;  /* child entries among them */
+};
+
+static inline __attribute__((always_inline)) struct rt_cnode_out
+rt_cnode_out(struct rt_cnode *node, unsigned int w)
 {
-	rt_sfx_put(node, w, k, sfx);
-	rt_cnode_tags_w(node, w)[k] = (uint8_t)tag_byte;
-	rt_cnode_slots_w(node, w)[k] = entry;
-	node->children += (uint8_t)(tag_byte >> RT_CTAG_CHILD_BIT);
+	return (struct rt_cnode_out){ node, w, rt_cnode_tags_w(node, w), rt_cnode_slots_w(node, w),
+				      0, 0 };
+}
+
+/* Write the next entry: its suffix, its tag byte (tag bits and the child
+ * bit) and its slot. */
+static inline __attribute__((always_inline)) void
+rt_cnode_put(struct rt_cnode_out *out, unsigned long sfx, void *entry, unsigned int tag_byte)
+{
+	rt_assert(out->n == 0 || rt_sfx_get(out->node, out->w, out->n - 1) < sfx);
+	rt_sfx_put(out->node, out->w, out->n, sfx);
+	out->tags[out->n] = (uint8_t)tag_byte;
+	out->slots[out->n] = entry;
+	out->children += tag_byte >> RT_CTAG_CHILD_BIT;
+	out->n++;
+}
+
+/* The entries written are the whole node, one sorted run (live suffixes
+ * are distinct).  Returns how many. */
+static inline __attribute__((always_inline)) unsigned int
+rt_cnode_out_end(const struct rt_cnode_out *out)
+{
+	out->node->next = out->node->sorted = (uint8_t)out->n;
+	out->node->children = (uint8_t)out->children;
+	return out->n;
 }
 
 /* Write @ents (sorted) into the entries of the private C node @node,
@@ -279,13 +311,13 @@ rt_cnode_put(struct rt_cnode *node, unsigned int w, unsigned int k, unsigned lon
 static inline __attribute__((always_inline)) void
 rt_cnode_fill(struct rt_cnode *node, unsigned int w, const struct rt_ent *ents, unsigned int n)
 {
+	struct rt_cnode_out out = rt_cnode_out(node, w);
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		rt_assert(i == 0 || ents[i - 1].sfx < ents[i].sfx);
-		rt_cnode_put(node, w, i, ents[i].sfx, ents[i].entry,
+	for (i = 0; i < n; i++)
+		rt_cnode_put(&out, ents[i].sfx, ents[i].entry,
 			     ents[i].tags | (rt_is_internal(ents[i].entry) ? RT_CTAG_CHILD : 0));
-	}
+	rt_cnode_out_end(&out);
 }
 
 /* Start C node @node at @level in @bytes of zeroed, private memory. */
@@ -361,9 +393,6 @@ static void *rt_node_build(void *mem, size_t bytes, unsigned int level, const st
 			rt_cnode_fill(node, 8, ents, n);
 			break;
 		}
-		/* The entries come sorted, and live suffixes are distinct:
-		 * the whole node is one sorted run. */
-		node->next = node->sorted = (uint8_t)n;
 		return rt_cnode_entry(node);
 	}
 }
@@ -948,7 +977,7 @@ static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *pat
 		struct rt_cnode *node = mem;
 		unsigned long digits = 1UL << digit;
 		uint8_t at[RT_MAP_SIZE];
-		unsigned int k;
+		struct rt_cnode_out out;
 
 		at[digit] = UINT8_MAX;  /* the new item's */
 		for (i = 0; i < old->next; i++)
@@ -961,15 +990,15 @@ static int rt_insert_copy_leaf(struct radix_tree_root *root, struct rt_path *pat
 			}
 		rt_assert((unsigned int)__builtin_popcountl(digits) == n);
 		rt_cnode_init(node, bytes, 0);
-		for (k = 0; digits; digits &= digits - 1, k++) {
+		out = rt_cnode_out(node, 1);
+		for (; digits; digits &= digits - 1) {
 			unsigned int d = (unsigned int)__builtin_ctzl(digits);
 
 			i = at[d];
-			rt_cnode_put(node, 1, k, d,
-				     i == UINT8_MAX ? item : rt_entry_locked(root, slots[i]),
+			rt_cnode_put(&out, d, i == UINT8_MAX ? item : rt_entry_locked(root, slots[i]),
 				     i == UINT8_MAX ? 0 : tags[i] & RT_CTAG_MASK);
 		}
-		node->next = node->sorted = (uint8_t)n;
+		rt_cnode_out_end(&out);
 		entry = rt_cnode_entry(node);
 	}
 	rt_copy_publish(root, path, entry);
@@ -984,23 +1013,42 @@ struct rt_pos {
 	unsigned int i;
 };
 
+/* A group of items a copy moves out of the node it copies (the items whose
+ * digit at the node's level is @digit) into a new C node, and the child
+ * entry that takes their place. */
+struct rt_group {
+	struct rt_cnode_out out; /* the group's node: private, initialised */
+	void *entry;            /* its child entry */
+	unsigned long prefix;   /* the child entry's suffix in the copy */
+	unsigned long mask;     /* an item's suffix in the group's node: sfx & mask */
+	unsigned int tags;      /* the child entry's tag bits: its items' together */
+	unsigned int digit;     /* the items' digit at the copied node's level */
+	unsigned int shift;     /* that level's shift */
+};
+
 /*
  * Fill private C node @node (at @old's level, its suffixes @w bytes: a
  * constant, one copy per width) with the live entries of @old and the new
  * item @item of suffix @sfx, in key order: @old's sorted run, tombstones
  * dropped, merged with the entries appended after it and the new item,
  * which are sorted first (a few: at most the room the node was built with).
- * Returns the entries written.
+ * The items of group @g (if not NULL) go into its node instead, in key
+ * order, and its child entry where they sort.
+ * Returns the entries written into @node.
  */
 static inline __attribute__((always_inline)) unsigned int
 rt_cnode_copy_w(const struct radix_tree_root *root, const struct rt_cnode *old,
-		struct rt_cnode *node, unsigned int w, unsigned long sfx, void *item)
+		struct rt_cnode *node, unsigned int w, unsigned long sfx, void *item,
+		struct rt_group *g)
 {
 	void **from = rt_cnode_slots_w(old, w);
 	const uint8_t *from_tags = rt_cnode_tags_w(old, w);
 	struct rt_pos tail[RT_ENTS_MAX], e;
+	struct rt_cnode_out out = rt_cnode_out(node, w);
 	unsigned int run = old->sorted < old->next ? old->sorted : old->next;
-	unsigned int i, j, k = 0, t = 0;
+	/* No digit is RT_MAP_SIZE: without a group, no entry goes to one. */
+	unsigned int g_digit = g ? g->digit : RT_MAP_SIZE, g_shift = g ? g->shift : 0;
+	unsigned int i, j, t = 0;
 
 	for (i = run; i <= old->next; i++) {
 		if (i == old->next)
@@ -1024,14 +1072,41 @@ rt_cnode_copy_w(const struct radix_tree_root *root, const struct rt_cnode *old,
 		} else {
 			e = tail[j++];
 		}
-		rt_assert(k == 0 || rt_sfx_get(node, w, k - 1) < e.sfx);
 		/* The tag byte as it was: tag bits and the child bit. */
-		rt_cnode_put(node, w, k, e.sfx,
+		if (((e.sfx >> g_shift) & RT_MAP_MASK) != g_digit) {
+			rt_cnode_put(&out, e.sfx,
+				     e.i == UINT_MAX ? item : rt_entry_locked(root, from[e.i]),
+				     e.i == UINT_MAX ? 0 : from_tags[e.i]);
+			continue;
+		}
+		/* An item of the group (a child never shares an item's
+		 * digit): into the group's node, in key order; the first
+		 * puts the group's child entry where the group sorts. */
+		if (!g->out.n)
+			rt_cnode_put(&out, g->prefix, g->entry, g->tags | RT_CTAG_CHILD);
+		rt_cnode_put(&g->out, e.sfx & g->mask,
 			     e.i == UINT_MAX ? item : rt_entry_locked(root, from[e.i]),
 			     e.i == UINT_MAX ? 0 : from_tags[e.i]);
-		k++;
 	}
-	return k;
+	return rt_cnode_out_end(&out);
+}
+
+/* rt_cnode_copy_w() compiled once per suffix width; inlined, so that the
+ * copy without a group (@g NULL) has no test of a group's digit. */
+static inline __attribute__((always_inline)) unsigned int
+rt_cnode_copy(const struct radix_tree_root *root, const struct rt_cnode *old,
+	      struct rt_cnode *node, unsigned long sfx, void *item, struct rt_group *g)
+{
+	switch (rt_sfx_width(old->level)) {
+	case 1:
+		return rt_cnode_copy_w(root, old, node, 1, sfx, item, g);
+	case 2:
+		return rt_cnode_copy_w(root, old, node, 2, sfx, item, g);
+	case 4:
+		return rt_cnode_copy_w(root, old, node, 4, sfx, item, g);
+	default:
+		return rt_cnode_copy_w(root, old, node, 8, sfx, item, g);
+	}
 }
 
 /*
@@ -1067,8 +1142,7 @@ static int rt_insert_copy_grow(struct radix_tree_root *root, struct rt_path *pat
 			       unsigned long index, void *item)
 {
 	const struct rt_cnode *old = rt_entry_cnode(rt_path_leaf(path)->entry);
-	unsigned int live = rt_cnode_live(root, old), level = old->level, w = rt_sfx_width(level);
-	unsigned int n = live + 1U;
+	unsigned int live = rt_cnode_live(root, old), level = old->level, n = live + 1U;
 	unsigned long sfx = index & rt_level_maxindex(level);
 	size_t bytes = rt_node_bytes_for(level, false, n, rt_copy_room(n));
 	struct rt_cnode *node;
@@ -1080,25 +1154,168 @@ static int rt_insert_copy_grow(struct radix_tree_root *root, struct rt_path *pat
 	node = mem;
 	memset(node, 0, bytes);
 	rt_cnode_init(node, bytes, level);
-	switch (w) {
-	case 1:
-		n = rt_cnode_copy_w(root, old, node, 1, sfx, item);
-		break;
-	case 2:
-		n = rt_cnode_copy_w(root, old, node, 2, sfx, item);
-		break;
-	case 4:
-		n = rt_cnode_copy_w(root, old, node, 4, sfx, item);
-		break;
-	default:
-		n = rt_cnode_copy_w(root, old, node, 8, sfx, item);
-		break;
-	}
+	n = rt_cnode_copy(root, old, node, sfx, item, NULL);
 	rt_assert(n == live + 1U && n <= node->cap);
-	node->next = node->sorted = (uint8_t)n;
 	node->demotions = old->demotions;  /* the line of copies goes on */
 	rt_copy_publish(root, path, rt_cnode_entry(node));
 	rt_transition(RT_TR_COPY);
+	rt_copy_direct_made(false);
+	return 0;
+}
+
+/* What rt_group_find() saw of a node to copy with one more item. */
+struct rt_group_seen {
+	unsigned int items;   /* its items, the new one included */
+	unsigned int groups;  /* digits with two items or more */
+	unsigned int digit;   /* the largest group's (the lowest among equals) */
+	unsigned int n;       /* ... and its items */
+};
+
+/* rt_group_find() for suffixes of @w bytes (a constant). */
+static inline __attribute__((always_inline)) void
+rt_group_find_w(const struct radix_tree_root *root, const struct rt_cnode *old, unsigned int w,
+		unsigned long sfx, struct rt_group_seen *seen)
+{
+	void **slots = rt_cnode_slots_w(old, w);
+	const uint8_t *tags = rt_cnode_tags_w(old, w);
+	unsigned int shift = rt_shift(old->level), count[RT_MAP_SIZE] = { 0 }, i, d, c, best, most;
+	unsigned int items = 1, groups = 0, next = old->next;
+
+	best = (unsigned int)((sfx >> shift) & RT_MAP_MASK);  /* the new item's */
+	count[best] = most = 1;
+	for (i = 0; i < next; i++) {
+		if (tags[i] & RT_CTAG_CHILD || !rt_entry_locked(root, slots[i]))
+			continue;
+		items++;
+		d = (unsigned int)((rt_sfx_get(old, w, i) >> shift) & RT_MAP_MASK);
+		c = ++count[d];
+		groups += c == 2;
+		if (c > most || (c == most && d < best)) {
+			best = d;
+			most = c;
+		}
+	}
+	*seen = (struct rt_group_seen){ items, groups, best, most };
+}
+
+/* Count the items of C node @old (above the leaves) with a new one of
+ * suffix @sfx by their digit at its level: into *@seen. */
+static void rt_group_find(const struct radix_tree_root *root, const struct rt_cnode *old,
+			  unsigned long sfx, struct rt_group_seen *seen)
+{
+	switch (rt_sfx_width(old->level)) {
+	case 1:
+		rt_group_find_w(root, old, 1, sfx, seen);
+		break;
+	case 2:
+		rt_group_find_w(root, old, 2, sfx, seen);
+		break;
+	case 4:
+		rt_group_find_w(root, old, 4, sfx, seen);
+		break;
+	default:
+		rt_group_find_w(root, old, 8, sfx, seen);
+		break;
+	}
+}
+
+/* The level at which the items of @old of digit @digit at its level, with
+ * the new item of suffix @sfx if it has that digit, part (two of them at
+ * least); in *@first the suffix of one of them, in *@tags their tag bits
+ * together. */
+static unsigned int rt_group_level(const struct radix_tree_root *root, const struct rt_cnode *old,
+				   unsigned int digit, unsigned long sfx, unsigned long *first,
+				   unsigned int *tags)
+{
+	unsigned int w = rt_sfx_width(old->level), shift = rt_shift(old->level), i;
+	void **slots = rt_cnode_slots_w(old, w);
+	const uint8_t *tag_bytes = rt_cnode_tags_w(old, w);
+	unsigned long diff = 0;
+	bool any = ((sfx >> shift) & RT_MAP_MASK) == digit;
+
+	*first = sfx;
+	*tags = 0;
+	for (i = 0; i < old->next; i++) {
+		unsigned long s = rt_sfx_get(old, w, i);
+
+		if (((s >> shift) & RT_MAP_MASK) != digit || tag_bytes[i] & RT_CTAG_CHILD ||
+		    !rt_entry_locked(root, slots[i]))
+			continue;
+		if (!any) {
+			*first = s;
+			any = true;
+		}
+		diff |= s ^ *first;
+		*tags |= tag_bytes[i] & RT_CTAG_MASK;
+	}
+	rt_assert(diff != 0);
+	return rt_diverge_level(diff);
+}
+
+/*
+ * rt_insert_copy() of a C node above the leaves that overflows, where the
+ * plan would move one group of items and do no more: the largest group
+ * sharing a digit (rt_plan_demote()) goes into a new compact child at the
+ * level where its keys part, and the copy stays compact, since more than
+ * RT_F_MAX_BRIDGES items are left in it (a full node would want a bridge
+ * for each).  Not where the plan does more: a largest group of two (it
+ * moves more pairs, rt_plan_demote_pairs()), exactly two groups (it may
+ * move the second for a full node, rt_plan_demote_for_full()), a line of
+ * copies due to move every group (rt_insert_copy_all()), or a group whose
+ * compact node would be no smaller than a full one (the plan weighs a full
+ * node for it; in the 8-slot build every group's is: its copies all go
+ * through the plan).  The same two nodes as the plan's (the copy_* tests
+ * compare them node for node), read straight from the old node: no list
+ * of entries, no sort; two counting passes and the copy's one.
+ * Return: 0, -ENOMEM (nothing changed), or -EAGAIN if the plan is wanted
+ * (nothing done).
+ */
+static int rt_insert_copy_demote(struct radix_tree_root *root, struct rt_path *path,
+				 unsigned long index, void *item, unsigned int live)
+{
+	const struct rt_cnode *old = rt_entry_cnode(rt_path_leaf(path)->entry);
+	unsigned int level = old->level, n = live + 2U, sub_level;
+	unsigned long sfx = index & rt_level_maxindex(level), first;
+	struct rt_group_seen seen;
+	struct rt_group g;
+	struct rt_cnode *node;
+	size_t sizes[2];
+	void *mem[2];
+
+	if (old->demotions >= RT_DEMOTE_ALL_AFTER || !rt_copy_direct())
+		return -EAGAIN;
+	rt_group_find(root, old, sfx, &seen);
+	if (seen.n < 3 || seen.groups == 2 || seen.items - seen.n <= RT_F_MAX_BRIDGES)
+		return -EAGAIN;
+	sub_level = rt_group_level(root, old, seen.digit, sfx, &first, &g.tags);
+	n -= seen.n;  /* the group leaves, its child entry comes */
+	sizes[0] = rt_node_bytes_for(level, false, n, rt_copy_room(n));
+	sizes[1] = rt_cnode_bytes_for(seen.n, rt_sfx_width(sub_level));
+	if (sizes[1] >= sizeof(struct rt_node))
+		return -EAGAIN;
+	if (rt_nodes_get(mem, sizes, 2, rt_may_alloc(root->gfp_mask)))
+		return -ENOMEM;
+	memset(mem[1], 0, sizes[1]);
+	rt_cnode_init(mem[1], sizes[1], sub_level);
+	g.out = rt_cnode_out(mem[1], rt_sfx_width(sub_level));
+	g.entry = rt_cnode_entry(mem[1]);
+	g.mask = rt_level_maxindex(sub_level);
+	g.prefix = first & ~g.mask;  /* the bits all of them share */
+	g.digit = seen.digit;
+	g.shift = rt_shift(level);
+	node = mem[0];
+	memset(node, 0, sizes[0]);
+	rt_cnode_init(node, sizes[0], level);
+	n = rt_cnode_copy(root, old, node, sfx, item, &g);
+	rt_assert(n == live + 2U - seen.n && g.out.n == seen.n && n <= node->cap);
+	rt_cnode_out_end(&g.out);
+	node->demotions = old->demotions + 1;  /* the line of copies goes on */
+	root->nr_nodes++;  /* the group's; the copy's below */
+	/* Both nodes are private and complete: one publish of the copy makes
+	 * the group's node reachable with it. */
+	rt_copy_publish(root, path, rt_cnode_entry(node));
+	rt_transition(RT_TR_DEMOTE);
+	rt_copy_direct_made(true);
 	return 0;
 }
 
@@ -1236,8 +1453,15 @@ static int rt_insert_copy(struct radix_tree_root *root, struct rt_path *path, un
 	if (old->level == 0)
 		return rt_insert_copy_leaf(root, path, index, item);
 	live = rt_cnode_live(root, old);
-	if (live + 1U <= RT_C_MAX_ENTRIES && !rt_copy_may_be_full(old, live))
-		return rt_insert_copy_grow(root, path, index, item);
+	if (live + 1U <= RT_C_MAX_ENTRIES) {
+		if (!rt_copy_may_be_full(old, live) && rt_copy_direct())
+			return rt_insert_copy_grow(root, path, index, item);
+	} else {
+		int err = rt_insert_copy_demote(root, path, index, item, live);
+
+		if (err != -EAGAIN)
+			return err;
+	}
 	p = rt_plan_copy(root, &plan, old, index, item, &seen);
 	entry = rt_insert_copy_all(root, &plan, old, &how);
 	if (entry) {

@@ -23,6 +23,9 @@
  * slot_*:  the rules for slot pointers (each test says which interleaving
  *          it guards).
  * walk_*:  walks under the lock that change the tree as they go.
+ * copy_*:  the direct copies of a compact node (into a larger class, and
+ *          with a group of items moved into a new child) against the plan
+ *          they stand in for: two trees driven alike, node for node equal.
  *
  * Every test prints its seed (RCURADIX_SEED replays it) and ends with an
  * empty tree and zero live nodes.
@@ -1418,4 +1421,207 @@ Test(shapes, walk_edit_iter_delete)
 Test(shapes, walk_edit_tagged)
 {
 	walk_editing(EDIT_TAGGED);
+}
+
+/* ---- direct copies against the plan ------------------------------------- */
+
+/* Built by the plan only (rt_copy_by_plan set around each of its calls). */
+static struct radix_tree_root twin;
+
+static void same_node(const void *a, const void *b, unsigned long base);
+
+/* Entries @a (of the tree with direct copies) and @b (the plan's twin):
+ * the same item, or nodes equal field for field and entry for entry. */
+static void same_entry(const void *a, const void *b, unsigned long base)
+{
+	cr_assert_eq(a == NULL, b == NULL, "under %#lx: %p against %p", base, a, b);
+	if (!a)
+		return;
+	cr_assert_eq(rt_is_internal(a), rt_is_internal(b), "under %#lx: kinds differ", base);
+	if (!rt_is_internal(a)) {
+		cr_assert_eq(a, b, "under %#lx: items differ", base);
+		return;
+	}
+	same_node(a, b, base);
+}
+
+static void same_node(const void *a, const void *b, unsigned long base)
+{
+	unsigned int level = rt_entry_level(a), i;
+
+	cr_assert_eq(level, rt_entry_level(b), "under %#lx: levels %u and %u", base, level,
+		     rt_entry_level(b));
+	cr_assert_eq(rt_entry_compact(a), rt_entry_compact(b), "under %#lx, level %u: kinds",
+		     base, level);
+	if (!rt_entry_compact(a)) {
+		const struct rt_node *x = rt_entry_node(a), *y = rt_entry_node(b);
+
+		cr_assert_eq(x->present, y->present, "under %#lx, level %u: present", base, level);
+		cr_assert_arr_eq(x->tags, y->tags, sizeof(x->tags), "under %#lx: tags", base);
+		for (i = 0; i < RT_MAP_SIZE; i++)
+			same_entry(x->slots[i], y->slots[i], rt_index_at(base, level, i));
+		return;
+	}
+	const struct rt_cnode *x = rt_entry_cnode(a), *y = rt_entry_cnode(b);
+	unsigned int w = rt_sfx_width(level);
+
+	cr_assert(x->nr_lines == y->nr_lines && x->cap == y->cap && x->next == y->next &&
+		  x->sorted == y->sorted && x->children == y->children &&
+		  x->deleted == y->deleted && x->demotions == y->demotions && !x->dead && !y->dead,
+		  "under %#lx, level %u: headers differ: lines %u/%u cap %u/%u next %u/%u "
+		  "sorted %u/%u children %u/%u deleted %u/%u demotions %lu/%lu",
+		  base, level, x->nr_lines, y->nr_lines, x->cap, y->cap, x->next, y->next,
+		  x->sorted, y->sorted, x->children, y->children, x->deleted, y->deleted,
+		  x->demotions, y->demotions);
+	for (i = 0; i < x->next; i++) {
+		unsigned long sfx = rt_sfx_get(x, w, i);
+
+		cr_assert_eq(sfx, rt_sfx_get(y, w, i), "under %#lx, level %u, position %u: suffix",
+			     base, level, i);
+		cr_assert_eq(rt_cnode_tags(x)[i], rt_cnode_tags(y)[i],
+			     "under %#lx, level %u, position %u: tag byte", base, level, i);
+		same_entry(rt_cnode_slots(x)[i], rt_cnode_slots(y)[i],
+			   (base & ~rt_level_maxindex(level)) | sfx);
+	}
+}
+
+static void same_trees(void)
+{
+	t_verify(&tree);
+	t_verify(&twin);
+	cr_assert_eq(tree.nr_nodes, twin.nr_nodes, "nodes: %lu against %lu", tree.nr_nodes,
+		     twin.nr_nodes);
+	same_entry(tree.rnode, twin.rnode, 0);
+}
+
+/* @call (on the twin) with every copy through the plan. */
+#define ON_TWIN(call)                                                                  \
+	({                                                                             \
+		uatomic_set(&rt_copy_by_plan, 1);                                      \
+		__auto_type ret_ = (call);                                             \
+		uatomic_set(&rt_copy_by_plan, 0);                                      \
+		ret_;                                                                  \
+	})
+
+/*
+ * The pool's keys into both trees, one by one (the same item in both), with
+ * deletes (tombstones, refills) and tag sets between them; after every 128
+ * steps, the two trees are the same node for node.  Then empties both.
+ */
+static void copy_against_plan(enum shape s, unsigned long made[2])
+{
+	unsigned long direct[2];
+
+	memcpy(direct, rt_copies_direct, sizeof(direct));
+	INIT_RADIX_TREE(&twin, GFP_KERNEL);
+	start_test("copy", s, POOL_MAX);
+	for (size_t i = 0; i < pool.n; i++) {
+		unsigned long key = pool.key[i];
+		struct titem *item = titem_new(key);
+		int ret = radix_tree_insert(&tree, key, item);
+
+		cr_assert_eq(ON_TWIN(radix_tree_insert(&twin, key, item)), ret,
+			     "insert(%#lx): the trees disagree", key);
+		if (ret) {
+			cr_assert_eq(ret, -EEXIST, "insert(%#lx) = %d", key, ret);
+			titem_free(item);
+		} else {
+			cr_assert(model_insert(&m, key, item));
+		}
+		if (m.n && !t_rand_below(&rng, 6)) {
+			key = m.e[t_rand_below(&rng, m.n)].key;
+			item = model_delete(&m, key);
+			cr_assert_eq(radix_tree_delete(&tree, key), item);
+			cr_assert_eq(ON_TWIN(radix_tree_delete(&twin, key)), item);
+			titem_free(item);
+		}
+		if (m.n && !t_rand_below(&rng, 4)) {
+			unsigned int tag = some_tag();
+
+			key = m.e[t_rand_below(&rng, m.n)].key;
+			cr_assert_eq(radix_tree_tag_set(&tree, key, tag),
+				     ON_TWIN(radix_tree_tag_set(&twin, key, tag)));
+		}
+		if (i % 128 == 127)
+			same_trees();
+	}
+	same_trees();
+	while (m.n) {
+		unsigned long key = m.e[m.n - 1].key;
+		void *item = model_delete(&m, key);
+
+		cr_assert_eq(radix_tree_delete(&tree, key), item);
+		cr_assert_eq(ON_TWIN(radix_tree_delete(&twin, key)), item);
+		titem_free(item);
+	}
+	made[0] = rt_copies_direct[0] - direct[0];
+	made[1] = rt_copies_direct[1] - direct[1];
+	t_finish(&twin);
+	end_test(&tree);
+}
+
+/* copy_against_plan(), and the direct copies it must have seen: into a
+ * larger class always; moving a group in the 64-slot build where @demotes,
+ * never in the 8-slot build, whose groups take a node as large as a full
+ * one (rt_insert_copy_demote() says why). */
+static void copy_test(enum shape s, bool demotes)
+{
+	unsigned long made[2];
+
+	copy_against_plan(s, made);
+	cr_assert_gt(made[0], 0, "no direct copy into a larger class");
+	if (RT_MAP_SIZE == 8)
+		cr_assert_eq(made[1], 0, "a direct copy moving a group in the 8-slot build");
+	else if (demotes)
+		cr_assert_gt(made[1], 0, "no direct copy moving a group");
+}
+
+Test(shapes, copy_prefix)
+{
+	copy_test(PREFIX, false);
+}
+
+Test(shapes, copy_onebit)
+{
+	copy_test(ONEBIT, true);
+}
+
+Test(shapes, copy_runs)
+{
+	copy_test(RUNS, false);
+}
+
+Test(shapes, copy_clustered)
+{
+	copy_test(CLUSTERED, false);
+}
+
+Test(shapes, copy_uniform32)
+{
+	copy_test(UNIFORM32, true);
+}
+
+Test(shapes, copy_uniform64)
+{
+	copy_test(UNIFORM64, true);
+}
+
+Test(shapes, copy_dense)
+{
+	copy_test(DENSE, false);
+}
+
+Test(shapes, copy_holes)
+{
+	copy_test(HOLES, false);
+}
+
+Test(shapes, copy_extremes)
+{
+	copy_test(EXTREMES, false);
+}
+
+Test(shapes, copy_mixed)
+{
+	copy_test(MIXED, true);
 }
