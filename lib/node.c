@@ -155,8 +155,10 @@ void rt_cnode_retire(struct radix_tree_root *root, void *entry, unsigned long ba
 	 * and looks again from the root instead of reporting a miss. */
 	__atomic_store_n(&node->dead, 1, __ATOMIC_RELEASE);
 	cmm_smp_wmb();  /* orders "dead" before the NULL stores below */
-	if (node->level == 0) {
-		/* A leaf holds items only (and tombstones, NULL already). */
+	if (node->level == 0 || !node->children) {
+		/* Items only (and tombstones, NULL already): a leaf, or a node
+		 * built without children (appends add items only).  Every slot
+		 * emptied, none loaded first. */
 		for (i = 0; i < node->next; i++)
 			CMM_STORE_SHARED(slots[i], NULL);
 		rt_node_unlink(root, entry, base);
