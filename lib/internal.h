@@ -661,6 +661,8 @@ RT_HIDDEN extern unsigned long rt_transitions[RT_TR_COUNT];
  * direct copies made (grow, demote), so that it knows they ran. */
 RT_HIDDEN extern int rt_copy_by_plan;
 RT_HIDDEN extern unsigned long rt_copies_direct[2];
+/* Atomic: tests set the switch and read the counts while other threads
+ * of theirs may be inside the library; a plain access would race. */
 #define rt_copy_direct() (!uatomic_read(&rt_copy_by_plan))
 #define rt_copy_direct_made(demote) uatomic_inc(&rt_copies_direct[demote])
 #else
