@@ -10,7 +10,7 @@
  * round: a burst of noise lands on both.  Each round gives a ratio B / A;
  * their quartiles say whether a difference is larger than the noise.
  *
- *   bench/lookup-ab LIB_A LIB_B KEYSET LOG2 [ROUNDS]
+ *   bench/lookup-ab [--insert] LIB_A LIB_B KEYSET LOG2 [ROUNDS]
  *   bench/lookup-ab /tmp/old/lib/.libs/librcuradix.so.1 \
  *                   lib/.libs/librcuradix.so.1 sparse64 20 400
  *
@@ -18,6 +18,10 @@
  * from the item the previous one found: the latency of a lookup) and
  * "hit" (keys in a random order, independent: the throughput), each
  * inside its own read-side section, as rcuradix-bench measures them.
+ * With --insert, the rounds build the tree instead, from empty, in the key
+ * set's insert order, each insert between radix_tree_preload() and
+ * radix_tree_preload_end() as rcuradix-bench's "insert+preload"; each
+ * build is destroyed, and its nodes freed, before the next round.
  * The libraries are loaded with dlmopen() into namespaces of their own,
  * each with its own liburcu-memb and jemalloc.  jemalloc keeps its thread
  * data in static TLS, which a second copy does not fit in by default: the
@@ -28,6 +32,7 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +60,8 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
+static double clock_ns(void);
+
 /* One build of the library, and its tree. */
 struct lib {
 	const char *path;
@@ -62,6 +69,9 @@ struct lib {
 	int (*insert)(struct radix_tree_root *, unsigned long, void *);
 	void (*init)(struct radix_tree_root *, gfp_t, const struct rcu_flavor_struct *);
 	void (*destroy)(struct radix_tree_root *);
+	int (*preload)(gfp_t);
+	void (*preload_end)(void);
+	const struct rcu_flavor_struct *flavor;
 	void (*read_lock)(void);
 	void (*read_unlock)(void);
 	void (*barrier)(void);
@@ -98,12 +108,38 @@ static void load(struct lib *l, const char *path)
 	*(void **)&l->insert = sym(h, path, "radix_tree_insert");
 	*(void **)&l->init = sym(h, path, "radix_tree_init_flavor");
 	*(void **)&l->destroy = sym(h, path, "radix_tree_destroy");
+	*(void **)&l->preload = sym(h, path, "radix_tree_preload");
+	*(void **)&l->preload_end = sym(h, path, "radix_tree_preload_end");
 	*(void **)&l->read_lock = sym(urcu, path, "urcu_memb_read_lock");
 	*(void **)&l->read_unlock = sym(urcu, path, "urcu_memb_read_unlock");
 	*(void **)&l->barrier = sym(urcu, path, "urcu_memb_barrier");
 	*(void **)&reg = sym(urcu, path, "urcu_memb_register_thread");
 	reg();
-	l->init(&l->root, GFP_KERNEL, sym(urcu, path, "urcu_memb_flavor"));
+	l->flavor = sym(urcu, path, "urcu_memb_flavor");
+}
+
+/* Build @l's tree of @ks (from empty, with preload).  Returns ns per insert. */
+static double build(struct lib *l, const struct keyset *ks)
+{
+	double t0;
+
+	l->init(&l->root, GFP_KERNEL, l->flavor);
+	t0 = clock_ns();
+	for (size_t i = 0; i < ks->n; i++) {
+		if (l->preload(GFP_KERNEL))
+			die("%s: preload failed", l->path);
+		if (l->insert(&l->root, ks->ins_keys[i], ks->ins_items[i]))
+			die("%s: insert of key %lu failed", l->path, ks->ins_keys[i]);
+		l->preload_end();
+	}
+	return (clock_ns() - t0) / (double)ks->n;
+}
+
+/* Empty @l's tree and wait for its nodes' frees. */
+static void unbuild(struct lib *l)
+{
+	l->destroy(&l->root);
+	l->barrier();
 }
 
 static double clock_ns(void)
@@ -190,62 +226,82 @@ static void reexec(char **argv)
 	die("could not start again: execv failed");
 }
 
+/* One round's time of operation @o (0, 1: lookups; 2: a build) of @l. */
+static double round_of(struct lib *l, int o, const struct keyset *ks)
+{
+	double ns;
+
+	if (o == 0)
+		return slice_dependent(l);
+	if (o == 1)
+		return slice_hit(l, ks);
+	ns = build(l, ks);
+	unbuild(l);
+	return ns;
+}
+
 int main(int argc, char **argv)
 {
 	struct lib lib[2];
 	struct keyset ks;
-	int kind, log2n, rounds = argc > 5 ? atoi(argv[5]) : 200;
-	double *t[2][2], *ratio[2];
-	const char *op[2] = { "dependent", "hit" };
+	bool inserts = argc > 1 && strcmp(argv[1], "--insert") == 0;
+	char **arg = argv + inserts;
+	int args = argc - inserts, kind, log2n, rounds = args > 5 ? atoi(arg[5]) : 200;
+	int o0 = inserts ? 2 : 0, o1 = inserts ? 3 : 2;
+	double *t[2][3], *ratio[3];
+	const char *op[3] = { "dependent", "hit", "insert" };
 
-	if (argc < 5 || argc > 6)
-		die("usage: %s LIB_A LIB_B KEYSET LOG2 [ROUNDS] (a key set of rcuradix-bench, "
-		    "10 <= LOG2 <= 22, 10 <= ROUNDS <= 10000)", argv[0]);
-	kind = keyset_by_name(argv[3]);
-	log2n = atoi(argv[4]);
+	if (args < 5 || args > 6)
+		die("usage: %s [--insert] LIB_A LIB_B KEYSET LOG2 [ROUNDS] (a key set of "
+		    "rcuradix-bench, 10 <= LOG2 <= 22, 10 <= ROUNDS <= 10000)", argv[0]);
+	kind = keyset_by_name(arg[3]);
+	log2n = atoi(arg[4]);
 	if (kind < 0)
-		die("unknown key set %s", argv[3]);
+		die("unknown key set %s", arg[3]);
 	if (log2n < 10 || log2n > 22 || rounds < 10 || rounds > 10000)
 		die("LOG2 must be 10..22 and ROUNDS 10..10000");
 	if (!getenv(REEXEC_MARK))
 		reexec(argv);
 	if (keyset_make(&ks, (enum keyset_kind)kind, (size_t)1 << log2n, 42))
-		die("cannot make key set %s:%d", argv[3], log2n);
+		die("cannot make key set %s:%d", arg[3], log2n);
 	for (int v = 0; v < 2; v++) {
-		load(&lib[v], argv[1 + v]);
-		for (size_t i = 0; i < ks.n; i++)
-			if (lib[v].insert(&lib[v].root, ks.ins_keys[i], ks.ins_items[i]))
-				die("%s: insert of key %lu failed", lib[v].path, ks.ins_keys[i]);
+		load(&lib[v], arg[1 + v]);
+		if (!inserts)
+			build(&lib[v], &ks);
 		lib[v].key = ks.chain_start;
 		lib[v].pos = 0;
-		for (int o = 0; o < 2; o++)
+		for (int o = o0; o < o1; o++)
 			t[v][o] = rounds_array(rounds);
 	}
-	for (int o = 0; o < 2; o++)
+	for (int o = o0; o < o1; o++)
 		ratio[o] = rounds_array(rounds);
 	for (int r = 0; r < rounds; r++)
-		for (int o = 0; o < 2; o++) {
+		for (int o = o0; o < o1; o++) {
 			for (int j = 0; j < 2; j++) {
 				int v = (r & 1) ^ j;  /* A first in even rounds */
 
-				t[v][o][r] = o == 0 ? slice_dependent(&lib[v]) : slice_hit(&lib[v], &ks);
+				t[v][o][r] = round_of(&lib[v], o, &ks);
 			}
 			ratio[o][r] = t[1][o][r] / t[0][o][r];
 		}
-	printf("%s:%d, %d rounds of %lu lookups each; ns per lookup (median of the rounds),\n"
-	       "and B / A per round (quartiles):\n", argv[3], log2n, rounds, SLICE);
-	for (int o = 0; o < 2; o++)
+	if (inserts)
+		printf("%s:%d, %d rounds of a build each; ns per insert with preload (median of "
+		       "the rounds),\nand B / A per round (quartiles):\n", arg[3], log2n, rounds);
+	else
+		printf("%s:%d, %d rounds of %lu lookups each; ns per lookup (median of the "
+		       "rounds),\nand B / A per round (quartiles):\n", arg[3], log2n, rounds, SLICE);
+	for (int o = o0; o < o1; o++)
 		printf("  %-9s  A %7.1f  B %7.1f  B/A %.3f %.3f %.3f\n", op[o],
 		       quantile(t[0][o], rounds, 0.5), quantile(t[1][o], rounds, 0.5),
 		       quantile(ratio[o], rounds, 0.25), quantile(ratio[o], rounds, 0.5),
 		       quantile(ratio[o], rounds, 0.75));
 	for (int v = 0; v < 2; v++) {
-		lib[v].destroy(&lib[v].root);
-		lib[v].barrier();  /* the nodes' callbacks before the exit */
-		for (int o = 0; o < 2; o++)
+		if (!inserts)
+			unbuild(&lib[v]);  /* the nodes' callbacks before the exit */
+		for (int o = o0; o < o1; o++)
 			free(t[v][o]);
 	}
-	for (int o = 0; o < 2; o++)
+	for (int o = o0; o < o1; o++)
 		free(ratio[o]);
 	keyset_free(&ks);
 	return 0;

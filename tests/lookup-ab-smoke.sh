@@ -1,8 +1,10 @@
 #!/bin/sh
 # lookup-ab-smoke.sh - keeps bench/lookup-ab from rotting: it must load the
 # build's shared library twice (in two namespaces), build both trees, look
-# every key up (it fails on a miss) and print both operations' rows.  A
-# bad command line, an unknown key set and a missing library must fail.
+# every key up (it fails on a miss) and print both operations' rows; with
+# --insert, build both trees round after round (it fails on a failed
+# insert) and print the insert row.  A bad command line, an unknown key
+# set and a missing library must fail.
 # Skipped where the build has no shared library (--disable-shared).
 set -u
 probe=${top_builddir:-.}/bench/lookup-ab
@@ -21,5 +23,9 @@ for set in holes sparse64; do
 		grep -Eq "^  $op +A +[0-9.]+ +B +[0-9.]+ +B/A [0-9.]+ [0-9.]+ [0-9.]+$" "$out" ||
 			fail "$set: no $op row"
 	done
+	"$probe" --insert "$lib" "$lib" $set 10 10 >"$out" 2>&1 || fail "$set: --insert exited $?"
+	grep -Eq "^  insert +A +[0-9.]+ +B +[0-9.]+ +B/A [0-9.]+ [0-9.]+ [0-9.]+$" "$out" ||
+		fail "$set: no insert row"
+	grep -q "hit\|dependent" "$out" && fail "$set: --insert measured lookups"
 done
 echo "PASS"
