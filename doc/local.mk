@@ -13,11 +13,18 @@ MAN3_PAGES = \
 	man/man3/radix_tree_gang_lookup.3 \
 	man/man3/radix_tree_tag_set.3 \
 	man/man3/radix_tree_preload.3 \
-	man/man3/radix_tree_init_flavor.3
+	man/man3/radix_tree_init_flavor.3 \
+	man/man3/idr_alloc.3 \
+	man/man3/idr_find.3 \
+	man/man3/idr_remove.3 \
+	man/man3/idr_init.3 \
+	man/man3/ida_alloc.3
 MAN3_ALIASES = \
 	man/man3/radix_tree_delete.3 \
 	man/man3/radix_tree_replace_slot.3 \
 	man/man3/radix_tree_lookup_slot.3 \
+	man/man3/radix_tree_next_hole.3 \
+	man/man3/radix_tree_prev_hole.3 \
 	man/man3/radix_tree_gang_lookup_slot.3 \
 	man/man3/radix_tree_gang_lookup_tag.3 \
 	man/man3/radix_tree_gang_lookup_tag_slot.3 \
@@ -50,8 +57,43 @@ MAN3_ALIASES = \
 	man/man3/radix_tree_lock.3 \
 	man/man3/radix_tree_unlock.3 \
 	man/man3/radix_tree_empty.3 \
+	man/man3/radix_tree_count.3 \
+	man/man3/radix_tree_count_range.3 \
 	man/man3/radix_tree_verify.3 \
-	man/man3/rcuradix_version.3
+	man/man3/rcuradix_version.3 \
+	man/man3/idr_alloc_u32.3 \
+	man/man3/idr_alloc_cyclic.3 \
+	man/man3/idr_get_next.3 \
+	man/man3/idr_get_next_ul.3 \
+	man/man3/idr_for_each.3 \
+	man/man3/idr_for_each_entry.3 \
+	man/man3/idr_for_each_entry_ul.3 \
+	man/man3/idr_for_each_entry_continue.3 \
+	man/man3/idr_replace.3 \
+	man/man3/rcuradix_is_err.3 \
+	man/man3/rcuradix_ptr_err.3 \
+	man/man3/rcuradix_err_ptr.3 \
+	man/man3/RCURADIX_MAX_ERRNO.3 \
+	man/man3/idr_init_base.3 \
+	man/man3/idr_init_flavor.3 \
+	man/man3/DEFINE_IDR.3 \
+	man/man3/IDR_INIT.3 \
+	man/man3/IDR_INIT_BASE.3 \
+	man/man3/idr_is_empty.3 \
+	man/man3/idr_destroy.3 \
+	man/man3/idr_preload.3 \
+	man/man3/idr_preload_end.3 \
+	man/man3/idr_lock.3 \
+	man/man3/idr_unlock.3 \
+	man/man3/ida_alloc_min.3 \
+	man/man3/ida_alloc_max.3 \
+	man/man3/ida_alloc_range.3 \
+	man/man3/ida_free.3 \
+	man/man3/ida_init.3 \
+	man/man3/DEFINE_IDA.3 \
+	man/man3/IDA_INIT.3 \
+	man/man3/ida_is_empty.3 \
+	man/man3/ida_destroy.3
 dist_man3_MANS = $(MAN3_PAGES) $(MAN3_ALIASES)
 dist_man7_MANS = man/man7/rcuradix.7
 # The installed programs (bin_PROGRAMS: stress/local.mk).

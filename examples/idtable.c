@@ -4,13 +4,13 @@
  * lowest free id, worker threads find them by id without any lock, and a
  * closed connection is freed only when no worker can still be using it.
  *
- *   acceptor threads  open connections: radix_tree_preload() outside the
- *                     lock, then under radix_tree_lock() look for the lowest
- *                     free id and insert there (which cannot fail: the tree
- *                     is GFP_ATOMIC and the nodes were preloaded); they also
- *                     close connections: delete, then free with call_rcu();
- *   worker threads    look connections up by id under RCU and count a
- *                     request on each one they find.
+ *   acceptor threads  open connections: idr_preload() outside the lock,
+ *                     then idr_alloc() of the lowest free id with
+ *                     GFP_NOWAIT (which cannot fail: the nodes were
+ *                     preloaded); they also close connections: idr_remove(),
+ *                     then free with call_rcu();
+ *   worker threads    look connections up by id with idr_find() under RCU
+ *                     and count a request on each one they find.
  *
  * Checks: every id handed out is the lowest free one (against a model kept
  * under the tree lock), every connection a worker finds carries its own id,
@@ -21,7 +21,7 @@
  *   usage: idtable [operations per acceptor]   (default 100000)
  *   build: cc idtable.c $(pkg-config --cflags --libs rcuradix liburcu-memb)
  */
-#include <rcuradix/radix-tree.h>
+#include <rcuradix/idr.h>
 #include <urcu/urcu-memb.h>
 
 #include <limits.h>
@@ -45,13 +45,8 @@ struct conn {
 	struct rcu_head rcu;
 };
 
-/*
- * GFP_ATOMIC: radix_tree_insert() never calls the allocator, it only uses
- * nodes the calling thread preloaded; so it cannot fail while we hold the
- * lock, which is the point of preloading.
- */
-static RADIX_TREE(conns, GFP_ATOMIC);
-static unsigned char id_used[MAX_IDS];  /* the model; under the tree lock */
+static DEFINE_IDR(conns);
+static unsigned char id_used[MAX_IDS];  /* the model; under the IDR's lock */
 static unsigned long acceptor_ops;  /* at least this many each; set by main */
 /* Shared by the threads: atomics, so that the stop flag is seen by the
  * loops and concurrent increments are never lost. */
@@ -94,22 +89,6 @@ static void conn_free_cb(struct rcu_head *head)
 	free(c);
 }
 
-/*
- * The lowest id not in the table: look ids 0, 1, 2, ... up in one
- * contiguous walk, which stops at the first hole.  The caller holds the
- * tree lock, so the answer stays true until it inserts.
- */
-static unsigned long lowest_free_id(void)
-{
-	struct radix_tree_iter iter;
-	unsigned long id = 0;
-	void **slot;
-
-	radix_tree_for_each_contig(slot, &conns, &iter, 0)
-		id = radix_tree_iter_index(&iter) + 1;
-	return id;
-}
-
 static unsigned long model_lowest_free(void)
 {
 	unsigned long id = 0;
@@ -124,32 +103,38 @@ static unsigned long conn_open(void)
 {
 	struct conn *c = malloc(sizeof(*c));
 	unsigned long id = ULONG_MAX;
+	int ret;
 
 	if (!c)
 		return ULONG_MAX;
 	c->magic = CONN_LIVE;
 	atomic_init(&c->requests, 0);
 	/* May allocate: done before taking the lock. */
-	if (radix_tree_preload(GFP_KERNEL) != 0) {
+	if (idr_preload(GFP_KERNEL) != 0) {
+		idr_preload_end();
 		free(c);
 		return ULONG_MAX;
 	}
-	radix_tree_lock(&conns);
-	id = lowest_free_id();
-	if (id != model_lowest_free() || id >= MAX_IDS) {
-		error("lowest free id differs from the model", id);
+	/* The lock makes the model's answer and the allocation one step. */
+	idr_lock(&conns);
+	id = model_lowest_free();
+	/* The reservation pattern: take the id with no item, initialise the
+	 * connection with it, then publish it with idr_replace(). */
+	ret = idr_alloc(&conns, NULL, 0, 0, GFP_NOWAIT);
+	if (ret < 0 || (unsigned long)ret != id || id >= MAX_IDS) {
+		error(ret < 0 ? "idr_alloc failed after idr_preload"
+			      : "lowest free id differs from the model", (unsigned long)ret);
+		if (ret >= 0)
+			idr_remove(&conns, (unsigned long)ret);
 		id = ULONG_MAX;
 	} else {
-		c->id = id;  /* initialised before the insert publishes it */
-		if (radix_tree_insert(&conns, id, c) != 0) {
-			error("insert failed after preload", id);
-			id = ULONG_MAX;
-		} else {
-			id_used[id] = 1;
-		}
+		c->id = id;  /* initialised before idr_replace() publishes it */
+		if (idr_replace(&conns, c, id) != NULL)
+			error("a reserved id held an item", id);
+		id_used[id] = 1;
 	}
-	radix_tree_unlock(&conns);
-	radix_tree_preload_end();
+	idr_unlock(&conns);
+	idr_preload_end();
 	if (id == ULONG_MAX)
 		free(c);
 	return id;
@@ -159,10 +144,10 @@ static void conn_close(unsigned long id)
 {
 	struct conn *c;
 
-	radix_tree_lock(&conns);
-	c = radix_tree_delete(&conns, id);
+	idr_lock(&conns);
+	c = idr_remove(&conns, id);
 	id_used[id] = 0;
-	radix_tree_unlock(&conns);
+	idr_unlock(&conns);
 	if (!c || c->id != id) {
 		error("closed a connection that was not there", id);
 		return;
@@ -212,7 +197,7 @@ static void *worker(void *arg)
 		struct conn *c;
 
 		urcu_memb_read_lock();
-		c = radix_tree_lookup(&conns, id);
+		c = idr_find(&conns, id);
 		if (c) {
 			/* Valid until read_unlock even if it is being closed. */
 			if (c->id != id || c->magic != CONN_LIVE)
@@ -249,10 +234,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_WORKERS; i++)
 		pthread_join(workers[i], NULL);
 
-	/* Every connection is closed: the tree is empty and holds no node. */
-	if (!radix_tree_empty(&conns))
+	/* Every connection is closed: the IDR is empty and holds no node. */
+	if (!idr_is_empty(&conns))
 		error("table not empty at the end", 0);
-	radix_tree_destroy(&conns);
+	idr_destroy(&conns);
 	urcu_memb_barrier();  /* every deferred free has run */
 	if (atomic_load(&requests_retired) != atomic_load(&requests_served))
 		error("requests lost or counted after the free",

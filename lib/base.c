@@ -214,6 +214,18 @@ int rt_writer_enter(struct radix_tree_root *root, const char *fn)
 	return 0;
 }
 
+static int rt_warned_idr;
+
+int rt_writer_enter_plain(struct radix_tree_root *root, const char *fn)
+{
+	if (root && caa_unlikely(root->flags & RT_ROOT_IDR)) {
+		rt_warn_once(&rt_warned_idr, fn, "an IDR's tree is changed through the idr_* "
+						 "calls only");
+		return -EINVAL;
+	}
+	return rt_writer_enter(root, fn);
+}
+
 void rt_writer_exit(struct radix_tree_root *root)
 {
 	rt_unlock(root, rt_in_writer);

@@ -84,6 +84,14 @@ RT_HIDDEN int rt_root_check(const struct radix_tree_root *root, const char *fn);
 RT_HIDDEN int rt_writer_enter(struct radix_tree_root *root, const char *fn);
 RT_HIDDEN void rt_writer_exit(struct radix_tree_root *root);
 
+/*
+ * rt_writer_enter_plain() - as rt_writer_enter(), for a call that changes
+ * items or tags the way a plain tree keeps them: an IDR's tree is refused
+ * with -EINVAL (reported once), since its free ids are kept by the idr_*
+ * calls only.
+ */
+RT_HIDDEN int rt_writer_enter_plain(struct radix_tree_root *root, const char *fn);
+
 /* Die unless the calling thread holds @root's lock (writer state about to
  * be touched by a call whose contract requires the lock). */
 RT_HIDDEN void rt_require_lock(const struct radix_tree_root *root, const char *fn);
@@ -122,6 +130,15 @@ RT_HIDDEN void rt_reader_check(const struct radix_tree_root *root, const char *f
 #define rt_bits_rcu(w) __atomic_load_n(&(w), __ATOMIC_ACQUIRE)
 #define rt_bits_locked(root, w) (rt_assert_locked(root), (w))
 #define rt_bits_store(w, v) __atomic_store_n(&(w), (v), __ATOMIC_RELEASE)
+
+/* The writer's change of root->nr_items, which radix_tree_count() loads
+ * without the lock.  A relaxed atomic store: the load is never torn nor a
+ * data race; it orders nothing, since the count publishes nothing. */
+static inline void rt_items_add(struct radix_tree_root *root, long delta)
+{
+	__atomic_store_n(&root->nr_items, rt_bits_locked(root, root->nr_items) + (unsigned long)delta,
+			 __ATOMIC_RELAXED);
+}
 
 /* ---- publication ------------------------------------------------------- */
 

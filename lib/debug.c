@@ -67,6 +67,9 @@ static bool rt_verify_full(struct rt_verify *v, const void *entry, unsigned long
 	unsigned long present = rt_bits_locked(v->root, node->present);
 	unsigned long tags[RADIX_TREE_MAX_TAGS];
 	unsigned int i, tag, count = 0;
+	/* An IDR tree's empty slots are free: their free bit, alone, set. */
+	bool idr = rt_root_idr(v->root), ida = rt_root_ida(v->root);
+	unsigned int empty_bits = idr ? 1U << RT_IDR_FREE : 0;
 
 	for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 		tags[tag] = rt_bits_locked(v->root, node->tags[tag]);
@@ -87,7 +90,7 @@ static bool rt_verify_full(struct rt_verify *v, const void *entry, unsigned long
 		for (tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
 			bits |= (unsigned int)((tags[tag] >> i) & 1UL) << tag;
 		if (!slot) {
-			if (bits)
+			if (bits != empty_bits)
 				return rt_verify_fail(v, index, level, "empty slot %u bears tags %#x",
 						      i, bits);
 			continue;
@@ -95,9 +98,18 @@ static bool rt_verify_full(struct rt_verify *v, const void *entry, unsigned long
 		count++;
 		if (level == 0) {
 			v->items++;
-			if (!rt_item_valid(slot))
+			if (!rt_item_valid(slot) && !(idr && !ida && slot == RT_IDR_RESERVED))
 				return rt_verify_fail(v, index, level,
 						      "slot %u holds a non-item %p", i, slot);
+			if (ida && rt_ida_bitmap_empty(slot))
+				return rt_verify_fail(v, index, level, "slot %u holds an empty "
+								       "bitmap", i);
+			/* An id is taken; a bitmap's slot is free while it
+			 * has a clear bit. */
+			if (idr && bits != (ida && !rt_ida_bitmap_full(slot) ? empty_bits : 0))
+				return rt_verify_fail(v, index, level, "slot %u holds %s, yet "
+								       "bears tags %#x", i,
+						      ida ? "a bitmap" : "an id", bits);
 			continue;
 		}
 		if (!rt_is_internal(slot) || rt_entry_level(slot) != level - 1)
@@ -229,6 +241,9 @@ static bool rt_verify_entry(struct rt_verify *v, const void *entry, unsigned lon
 		return rt_verify_fail(v, base, level, "level or base out of range");
 	if (parent && rt_entry_level(parent) <= level)
 		return rt_verify_fail(v, base, level, "child not below its parent");
+	if (rt_root_idr(v->root) && (rt_entry_compact(entry) || base > RT_IDR_MAX_KEY))
+		return rt_verify_fail(v, base, level, "IDR tree with a compact node, or a key "
+						      "beyond its ids");
 	if (rt_entry_compact(entry))
 		return rt_verify_compact(v, entry, base, tags_out);
 	return rt_verify_full(v, entry, base, tags_out);

@@ -121,8 +121,10 @@
  *   descend.h     the descent from the root to a leaf
  *   iter.c        readers: the walk engine, iterators, gang lookups
  *   tag.c/.h      tag propagation, tag calls, range tagging
- *   tree.c        init, lookups, insert, delete, shrink, replace_slot,
- *                 iter_delete, destroy
+ *   tree.c/.h     init, lookups, insert, delete, shrink, replace_slot,
+ *                 iter_delete, destroy; the full-node insert of IDR trees
+ *   idr.c         the IDR (<rcuradix/idr.h>)
+ *   ida.c         the IDA, on an IDR tree of bitmaps
  *   debug.c       radix_tree_verify()
  */
 #ifndef RCURADIX_INTERNAL_H
@@ -624,6 +626,78 @@ _Static_assert(RT_PLAN_MAX_NODES <= RT_PLAN_ALL_NODES, "a plan has room for ever
 
 /* Size of a full node (the unit of the node-count statistics). */
 #define RT_NODE_SIZE sizeof(struct rt_node)
+
+/* ---- IDR trees --------------------------------------------------------- */
+
+/*
+ * An IDR's tree (root->flags & RT_ROOT_IDR, set at init) holds full nodes
+ * only, at keys 0 .. RT_IDR_MAX_KEY, and uses tag word RT_IDR_FREE of
+ * every node for its free ids, inverted as the kernel's IDR_FREE: bit i is
+ * set iff slot i is empty, or holds a child with some bit set.  The
+ * root's bit RT_IDR_FREE: the top node has a free slot below it (0 while
+ * the tree is empty); keys beyond the top node's range are always free.
+ * The other tag words stay 0.  A reserved id (allocated without an item)
+ * holds RT_IDR_RESERVED, which no item can be (items are 4-byte aligned).
+ */
+#define RT_ROOT_IDR RADIX_TREE_FLAG_IDR_
+#define RT_IDR_FREE 0U
+#define RT_IDR_RESERVED ((void *)2)
+#define RT_IDR_MAX_KEY 0xffffffffUL
+/* The bits of a node's free word that stand for slots. */
+#define RT_SLOTS_MASK (RT_MAP_SIZE < RT_BITS_PER_LONG ? (1UL << RT_MAP_SIZE) - 1 : ~0UL)
+/* Levels of an IDR tree at its highest: its top covers RT_IDR_MAX_KEY. */
+#define RT_IDR_LEVELS ((32U + RT_MAP_SHIFT - 1) / RT_MAP_SHIFT)
+/* Nodes one insert into an IDR tree may need: a new top at the highest
+ * level above an old top at level 0 (a chain of RT_IDR_LEVELS - 1 nodes
+ * down to it) and a chain from the top down to the key's leaf. */
+#define RT_IDR_MAX_NODES (2U * (RT_IDR_LEVELS - 1))
+
+static inline bool rt_root_idr(const struct radix_tree_root *root)
+{
+	return (root->flags & RT_ROOT_IDR) != 0;
+}
+
+/*
+ * An IDA's tree (RT_ROOT_IDR | RT_ROOT_IDA) is an IDR tree whose items are
+ * bitmaps of RT_IDA_BITS ids each: key k holds ids k * RT_IDA_BITS and up.
+ * A slot holding a bitmap is free iff some bit of it is clear; a bitmap
+ * with no bit set is not kept.  No reader ever loads a bitmap.
+ */
+#define RT_ROOT_IDA RADIX_TREE_FLAG_IDA_
+#define RT_IDA_BITS 1024U
+#define RT_IDA_WORDS (RT_IDA_BITS / RT_BITS_PER_LONG)
+struct rt_ida_bitmap {
+	unsigned long words[RT_IDA_WORDS];  /* W, R: tree lock */
+};
+_Static_assert(sizeof(struct rt_ida_bitmap) % RT_NODE_ALIGN == 0,
+	       "a bitmap is a block of the node allocator");
+
+static inline bool rt_root_ida(const struct radix_tree_root *root)
+{
+	return (root->flags & RT_ROOT_IDA) != 0;
+}
+
+/* Is every id of IDA bitmap @bitmap taken? */
+static inline bool rt_ida_bitmap_full(const struct rt_ida_bitmap *bitmap)
+{
+	unsigned long all = ~0UL;
+	unsigned int i;
+
+	for (i = 0; i < RT_IDA_WORDS; i++)
+		all &= bitmap->words[i];
+	return all == ~0UL;
+}
+
+/* Is every id of IDA bitmap @bitmap free? */
+static inline bool rt_ida_bitmap_empty(const struct rt_ida_bitmap *bitmap)
+{
+	unsigned long any = 0;
+	unsigned int i;
+
+	for (i = 0; i < RT_IDA_WORDS; i++)
+		any |= bitmap->words[i];
+	return any == 0;
+}
 
 /* ---- transitions (debug builds) ---------------------------------------- */
 

@@ -1411,3 +1411,32 @@ RCURADIX_API unsigned int radix_tree_gang_lookup_tag_slot(const struct radix_tre
 	return rt_gang(root, NULL, results, NULL, first_index, max_items,
 		       RADIX_TREE_ITER_TAGGED | tag, __func__);
 }
+
+/*
+ * Each chunk's bitmap stands for its keys from the chunk's first slot on:
+ * one popcount counts a full leaf, or a compact node's run.  The chunk
+ * that reaches past @last is masked at it.
+ */
+RCURADIX_API unsigned long radix_tree_count_range(const struct radix_tree_root *root,
+						  unsigned long first, unsigned long last)
+{
+	struct radix_tree_iter iter;
+	unsigned long count = 0;
+
+	if (!root || first > last)
+		return 0;
+	rt_reader_check(root, __func__);
+	radix_tree_iter_init(&iter, first);
+	while (radix_tree_next_chunk(root, &iter, 0)) {
+		unsigned long key0 = radix_tree_iter_key(&iter, iter.chunk), bits = iter.tags;
+
+		if (iter.index > last)
+			break;
+		if (last - key0 < RT_BITS_PER_LONG - 1)
+			bits &= (2UL << (last - key0)) - 1;
+		count += (unsigned long)__builtin_popcountl(bits);
+		if (iter.next_index == 0 || iter.next_index > last)
+			break;
+	}
+	return count;
+}

@@ -30,8 +30,14 @@
 /* Node size classes: class c holds objects of c * RT_NODE_ALIGN bytes. */
 #define RT_CLASSES (RT_C_MAX_BYTES / RT_NODE_ALIGN)
 #define RT_F_CLASS (sizeof(struct rt_node) / RT_NODE_ALIGN)
-/* The most a reserve keeps of one class. */
+/* The class of an IDA's bitmaps. */
+#define RT_BITMAP_CLASS (sizeof(struct rt_ida_bitmap) / RT_NODE_ALIGN)
+/* The most a reserve keeps of one class: two, and of full nodes what one
+ * insert into an IDR tree may need and a bitmap (idr_preload(): in the
+ * 8-slot build a bitmap is a full node's size). */
 #define RT_CLASS_KEEP 2U
+#define RT_F_KEEP (RT_IDR_MAX_NODES + 1U)
+_Static_assert(RT_F_KEEP > RT_CLASS_KEEP, "full nodes: the largest keep");
 
 _Static_assert(RT_F_CLASS <= RT_CLASSES, "a full node is one of the classes");
 
@@ -41,8 +47,18 @@ struct rt_reserve {
 	bool keyed;               /* the exit destructor is armed */
 	bool full;                /* every class holds what a preload wants */
 	uint8_t count[RT_CLASSES + 1];
+	/* Class c's nodes: nodes[c], but the full class's in full_nodes[] (the
+	 * thread-local block stays small: a dlopen()ed library's must fit
+	 * the loader's spare static TLS). */
 	void *nodes[RT_CLASSES + 1][RT_CLASS_KEEP];
+	void *full_nodes[RT_F_KEEP];
 };
+
+/* The array of class @c's nodes in @reserve. */
+static void **rt_reserve_nodes(struct rt_reserve *reserve, unsigned int c)
+{
+	return c == RT_F_CLASS ? reserve->full_nodes : reserve->nodes[c];
+}
 
 /* Thread-local: read and written by its thread only (and its destructor). */
 static __thread struct rt_reserve rt_reserve;
@@ -84,7 +100,7 @@ static void rt_reserve_drain(struct rt_reserve *reserve)
 	for (c = 1; c <= RT_CLASSES; c++) {
 		if (!reserve->count[c])
 			continue;
-		rt_node_free(rt_class_bytes(c), reserve->nodes[c], reserve->count[c]);
+		rt_node_free(rt_class_bytes(c), rt_reserve_nodes(reserve, c), reserve->count[c]);
 		rt_reserve_count(c, -(long)reserve->count[c]);
 		reserve->nr -= reserve->count[c];
 		reserve->count[c] = 0;
@@ -126,30 +142,42 @@ static unsigned int rt_class_want(unsigned int c)
 	return rt_class_round(rt_class_bytes(c)) == rt_class_bytes(c);
 }
 
+static unsigned int rt_class_keep(unsigned int c)
+{
+	return c == RT_F_CLASS ? RT_F_KEEP : RT_CLASS_KEEP;
+}
+
 /* Put @node of class @c into the reserve if it has room; true if it did. */
 static bool rt_reserve_put(struct rt_reserve *reserve, unsigned int c, void *node)
 {
-	if (reserve->count[c] >= RT_CLASS_KEEP)
+	if (reserve->count[c] >= rt_class_keep(c))
 		return false;
 	rt_reserve_arm(reserve);
-	reserve->nodes[c][reserve->count[c]++] = node;
+	rt_reserve_nodes(reserve, c)[reserve->count[c]++] = node;
 	reserve->nr++;
 	rt_reserve_count(c, 1);
 	return true;
 }
 
-/* Fill every class to what it should hold; false if the allocator failed
- * (what was obtained stays). */
-static bool rt_reserve_fill(struct rt_reserve *reserve)
+/* Nodes of class @c idr_preload() wants: the full nodes of the worst insert
+ * into an IDR tree, and an IDA's bitmap. */
+static unsigned int rt_class_want_idr(unsigned int c)
 {
-	unsigned int c, want = 0;
+	return (c == RT_F_CLASS ? RT_IDR_MAX_NODES : 0) + (c == RT_BITMAP_CLASS);
+}
+
+/* Fill every class to what @want says it should hold; false if the
+ * allocator failed (what was obtained stays). */
+static bool rt_reserve_fill(struct rt_reserve *reserve, unsigned int (*want)(unsigned int))
+{
+	unsigned int c, total = 0;
 
 	for (c = 1; c <= RT_CLASSES; c++)
-		want += rt_class_want(c);
-	rt_assert(want == RT_PRELOAD_SIZE);
+		total += rt_class_want(c);
+	rt_assert(total == RT_PRELOAD_SIZE);
 
 	for (c = 1; c <= RT_CLASSES; c++)
-		while (reserve->count[c] < rt_class_want(c)) {
+		while (reserve->count[c] < want(c)) {
 			void *node;
 
 			if (rt_node_alloc(rt_class_bytes(c), &node, 1) != 1)
@@ -173,7 +201,7 @@ static void *rt_reserve_take(struct rt_reserve *reserve, size_t *size, bool exac
 			*size = rt_class_bytes(c);
 			if (reserve->count[c] <= rt_class_want(c))
 				reserve->full = false;
-			return reserve->nodes[c][--reserve->count[c]];
+			return rt_reserve_nodes(reserve, c)[--reserve->count[c]];
 		}
 	return NULL;
 }
@@ -199,6 +227,16 @@ int rt_nodes_get(void **nodes, size_t *sizes, unsigned int n, bool may_alloc)
 		}
 	}
 	return 0;
+}
+
+void *rt_block_get_exact(size_t size, bool may_alloc)
+{
+	void *block;
+
+	rt_assert(size % RT_NODE_ALIGN == 0 && size <= RT_C_MAX_BYTES);
+	if (may_alloc && rt_node_alloc(size, &block, 1) == 1)
+		return block;
+	return rt_reserve_take(rt_reserve_self(), &size, true);
 }
 
 int rt_nodes_alloc(void **nodes, const size_t *sizes, unsigned int n)
@@ -231,27 +269,40 @@ bool rt_preload_window_open(void)
 	return rt_reserve_self()->window > 0;
 }
 
-/* Fill @reserve; on failure give back what this call obtained. */
-static __attribute__((noinline)) int rt_preload_fill_slow(struct rt_reserve *reserve)
+/* Fill @reserve as @want says; on failure give back what this call
+ * obtained. */
+static __attribute__((noinline)) int rt_preload_fill_slow(struct rt_reserve *reserve,
+							  unsigned int (*want)(unsigned int))
 {
 	uint8_t before[RT_CLASSES + 1];
 	unsigned int c;
 
 	memcpy(before, reserve->count, sizeof(before));
-	if (!rt_reserve_fill(reserve)) {
+	if (!rt_reserve_fill(reserve, want)) {
 		/* Reserve nothing extra: give back what this call obtained. */
 		for (c = 1; c <= RT_CLASSES; c++) {
 			unsigned int extra = reserve->count[c] - before[c];
 
-			rt_node_free(rt_class_bytes(c), reserve->nodes[c] + before[c], extra);
+			rt_node_free(rt_class_bytes(c), rt_reserve_nodes(reserve, c) + before[c],
+				     extra);
 			rt_reserve_count(c, -(long)extra);
 			reserve->nr -= extra;
 			reserve->count[c] = before[c];
 		}
 		return -ENOMEM;
 	}
-	reserve->full = true;
+	if (want == rt_class_want)
+		reserve->full = true;
 	return 0;
+}
+
+/* Open a preload window (the caller's radix_tree_preload_end() closes it). */
+static void rt_preload_window_start(struct rt_reserve *reserve, const char *fn)
+{
+	if (caa_unlikely(reserve->window > 0))
+		rt_warn_once(&rt_warned_nested, fn,
+			     "nested preload (a radix_tree_preload_end() missing?)");
+	reserve->window++;
 }
 
 RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
@@ -261,13 +312,23 @@ RCURADIX_API int radix_tree_preload(gfp_t gfp_mask)
 	(void)gfp_mask;  /* userspace allocation does not sleep for reclaim */
 	/* The common case: nothing was taken since the last preload (a
 	 * GFP_KERNEL insert allocates its own nodes). */
-	if (caa_unlikely(!reserve->full) && rt_preload_fill_slow(reserve))
+	if (caa_unlikely(!reserve->full) && rt_preload_fill_slow(reserve, rt_class_want))
 		return -ENOMEM;
-	if (caa_unlikely(reserve->window > 0))
-		rt_warn_once(&rt_warned_nested, __func__,
-			     "nested preload (a radix_tree_preload_end() missing?)");
-	reserve->window++;
+	rt_preload_window_start(reserve, __func__);
 	return 0;
+}
+
+int rt_preload_idr(const char *fn)
+{
+	struct rt_reserve *reserve = rt_reserve_self();
+
+	int err = 0;
+
+	if (caa_unlikely(reserve->count[RT_F_CLASS] < rt_class_want_idr(RT_F_CLASS) ||
+			 reserve->count[RT_BITMAP_CLASS] < rt_class_want_idr(RT_BITMAP_CLASS)))
+		err = rt_preload_fill_slow(reserve, rt_class_want_idr);
+	rt_preload_window_start(reserve, fn);
+	return err;
 }
 
 RCURADIX_API int radix_tree_maybe_preload(gfp_t gfp_mask)

@@ -140,7 +140,7 @@ static void *rt_tag_change(struct radix_tree_root *root, unsigned long index, un
 	void **slot;
 	void *item = NULL;
 
-	if (!rt_tag_valid(tag) || rt_writer_enter(root, fn))
+	if (!rt_tag_valid(tag) || rt_writer_enter_plain(root, fn))
 		return NULL;
 	slot = rt_descend(root, index, &path, NULL);
 	if (slot && (item = rt_entry_locked(root, *slot)))
@@ -211,7 +211,7 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
 	void **slot;
 
 	if (!first_indexp || !nr_to_tag || *first_indexp > last_index || !rt_tag_valid(fromtag) ||
-	    !rt_tag_valid(totag) || rt_writer_enter(root, __func__))
+	    !rt_tag_valid(totag) || rt_writer_enter_plain(root, __func__))
 		return 0;
 	next = last_index + 1;  /* wraps to 0 at ULONG_MAX, as in the kernel */
 	radix_tree_iter_init(&iter, *first_indexp);
@@ -248,4 +248,191 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
 	rt_writer_exit(root);
 	*first_indexp = next;
 	return tagged;
+}
+
+/* ---- free ids (IDR trees) ---------------------------------------------- */
+
+/* A free word or entry, loaded as the caller's side requires. */
+#define rt_free_load(root, locked, p) ((locked) ? rt_entry_locked(root, p) : rt_entry_rcu(p))
+#define rt_free_bits(root, locked, w) ((locked) ? rt_bits_locked(root, w) : rt_bits_rcu(w))
+
+/* The slots of a node at or after (@up) or at or before @offset. */
+static unsigned long rt_slots_from(unsigned int offset, bool up)
+{
+	if (up)
+		return ~0UL << offset;
+	return offset >= RT_BITS_PER_LONG - 1 ? ~0UL : (2UL << offset) - 1;
+}
+
+/*
+ * The descent takes, at each node, the nearest slot at or after (@up) or
+ * at or before the key's own whose free bit is set, and the key moves to
+ * that slot's first (@up) or last key if it is not the key's own.  An
+ * empty slot, or a leaf's, is the answer.  A child whose bit is set may
+ * have free keys only on the other side of the key: then the search
+ * starts again from the key next to that child's range, where every slot
+ * qualifies, so it starts again at most once per level.  Keys beyond the
+ * top node's range are free.
+ */
+bool rt_free_scan(const struct radix_tree_root *root, unsigned long start, bool up, bool locked,
+		  unsigned long *found)
+{
+	unsigned long index = start;
+
+	rt_assert(rt_root_idr(root) && (!locked || rt_lock_held(root)));
+	for (;;) {
+		void *entry = rt_free_load(root, locked, root->rnode);
+		unsigned int level = entry ? rt_entry_level(entry) : 0;
+
+		if (!entry || index > rt_level_maxindex(level))
+			break;
+		if (!((rt_free_bits(root, locked, root->tags) >> RT_IDR_FREE) & 1UL)) {
+			/* No free key in the top's range. */
+			if (!up)
+				return false;
+			index = rt_level_maxindex(level) + 1;
+			break;
+		}
+		for (;; level--) {
+			struct rt_node *node = rt_entry_node(entry);
+			unsigned int offset = rt_offset(index, level), pick;
+			unsigned long free = rt_free_bits(root, locked, node->tags[RT_IDR_FREE]) &
+					     rt_slots_from(offset, up);
+
+			if (!free) {
+				/* Free keys only on the other side: on past this node. */
+				if (!up && !(index & ~rt_level_maxindex(level)))
+					return false;  /* nothing below it */
+				index = up ? (index | rt_level_maxindex(level)) + 1
+					   : (index & ~rt_level_maxindex(level)) - 1;
+				break;
+			}
+			pick = up ? (unsigned int)__builtin_ctzl(free)
+				  : RT_BITS_PER_LONG - 1 - (unsigned int)__builtin_clzl(free);
+			if (pick != offset) {
+				index = rt_index_at(index, level, pick);
+				if (!up && level)
+					index |= rt_level_maxindex(level - 1);
+			}
+			entry = level ? rt_free_load(root, locked, node->slots[pick]) : NULL;
+			if (!entry) {
+				*found = index;
+				return true;
+			}
+		}
+	}
+	*found = index;
+	return true;
+}
+
+int rt_free_find(const struct radix_tree_root *root, unsigned long start, unsigned long max,
+		 unsigned long *found)
+{
+	rt_assert_locked(root);
+	if (start > max || !rt_free_scan(root, start, true, true, found) || *found > max)
+		return -ENOSPC;
+	return 0;
+}
+
+/* ---- holes ------------------------------------------------------------- */
+
+/*
+ * How many keys from slot @offset of full leaf @node on, upwards (@up) or
+ * downwards, hold an item, by the leaf's bitmap of used slots: the run of
+ * set bits, up to the leaf's end.  A clear bit is checked against the slot
+ * itself, since an insert publishes its item before the bit: *@hole says
+ * whether the run ended at an empty slot inside the leaf.
+ */
+static unsigned int rt_leaf_run(const struct rt_node *node, unsigned int offset, bool up,
+				bool *hole)
+{
+	unsigned long clear = ~rt_bits_rcu(node->present) & RT_SLOTS_MASK;
+	unsigned int pos = offset;
+
+	*hole = false;
+	for (;;) {
+		unsigned long left = clear & (up ? ~0UL << pos
+						 : pos >= RT_BITS_PER_LONG - 1 ? ~0UL
+										: (2UL << pos) - 1);
+		unsigned int p;
+
+		if (!left)
+			return up ? RT_MAP_SIZE - offset : offset + 1;
+		p = up ? (unsigned int)__builtin_ctzl(left)
+		       : RT_BITS_PER_LONG - 1 - (unsigned int)__builtin_clzl(left);
+		if (!rt_entry_rcu(node->slots[p])) {
+			*hole = true;
+			return up ? p - offset : offset - p;
+		}
+		/* Filled between its bit's load and now: present. */
+		if (up ? p + 1 == RT_MAP_SIZE : p == 0)
+			return up ? RT_MAP_SIZE - offset : offset + 1;
+		pos = up ? p + 1 : p - 1;
+	}
+}
+
+/*
+ * The first absent key at or after (@up) or at or before @index, looking
+ * at @max_scan keys at most: a full leaf's keys by its bitmap, others one
+ * descent each; in an IDR tree, from the nearest free key its free words
+ * show.  Returns the key, or the key @max_scan steps away when all
+ * were present; 0 (@up) or ULONG_MAX when the scan ran off the key space.
+ */
+static unsigned long rt_hole(const struct radix_tree_root *root, unsigned long index,
+			     unsigned long max_scan, bool up)
+{
+	unsigned long key = index, left = max_scan;
+
+	if (rt_root_idr(root) && left) {
+		/* The free words lead to the nearest free key in O(height);
+		 * the scan below checks it (they may be stale) and goes on. */
+		unsigned long found, dist;
+
+		if (!rt_free_scan(root, index, up, false, &found))
+			return max_scan > index ? ULONG_MAX : index - max_scan;
+		dist = up ? found - index : index - found;
+		if (dist >= left)
+			return up ? index + max_scan : index - max_scan;
+		key = found;
+		left -= dist;
+	}
+	while (left) {
+		struct rt_path_step at;
+		void *item = NULL;
+		unsigned long run = 1;
+		bool hole = false;
+
+		rt_descend_at(root, key, NULL, &item, &at);
+		if (!item)
+			return key;
+		if (!rt_entry_compact(at.entry))
+			run = rt_leaf_run(rt_entry_node(at.entry), (unsigned int)at.pos, up, &hole);
+		if (run >= left)
+			return up ? index + max_scan : index - max_scan;
+		left -= run;
+		if (up ? key > ULONG_MAX - run : key < run)
+			return up ? 0 : ULONG_MAX;  /* ran off the key space */
+		key = up ? key + run : key - run;
+		if (hole)
+			return key;
+	}
+	return key;
+}
+
+RCURADIX_API unsigned long radix_tree_next_hole(const struct radix_tree_root *root,
+						unsigned long index, unsigned long max_scan)
+{
+	if (!root)
+		return index;
+	rt_reader_check(root, __func__);
+	return rt_hole(root, index, max_scan, true);
+}
+
+RCURADIX_API unsigned long radix_tree_prev_hole(const struct radix_tree_root *root,
+						unsigned long index, unsigned long max_scan)
+{
+	if (!root)
+		return index;
+	rt_reader_check(root, __func__);
+	return rt_hole(root, index, max_scan, false);
 }

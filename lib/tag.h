@@ -20,4 +20,25 @@ RT_HIDDEN void rt_tag_clear_path(struct radix_tree_root *root, const struct rt_p
 /* Clear every tag of the item in @path's leaf slot (delete). */
 RT_HIDDEN void rt_tags_clear_slot(struct radix_tree_root *root, const struct rt_path *path);
 
+/*
+ * rt_free_scan() - the nearest free key of IDR tree @root at or after
+ * (@up) or at or before @start, into *@found, by the free words (internal.h,
+ * "IDR trees"): O(height).  @locked: the caller holds the tree lock (the
+ * answer is exact), else it is an RCU reader (the words may be stale: a
+ * key absent throughout the call is never passed over, but the key found
+ * may have been taken since).  Returns false if no key at or before
+ * @start is free (never when @up).
+ */
+RT_HIDDEN bool rt_free_scan(const struct radix_tree_root *root, unsigned long start, bool up,
+			    bool locked, unsigned long *found);
+
+/*
+ * rt_free_find() - the smallest free key of IDR tree @root in [@start,
+ * @max], into *@found: O(height), by the free words (internal.h, "IDR
+ * trees").  Tree lock held.  Returns 0, or -ENOSPC if every key of the
+ * range holds an entry.
+ */
+RT_HIDDEN int rt_free_find(const struct radix_tree_root *root, unsigned long start,
+			   unsigned long max, unsigned long *found);
+
 #endif /* RCURADIX_TAG_H */

@@ -20,6 +20,7 @@
 
 #include "preload.h"
 #include "tag.h"
+#include "tree.h"
 
 #ifdef RT_DEBUG
 unsigned long rt_transitions[RT_TR_COUNT];
@@ -73,6 +74,12 @@ RCURADIX_API int radix_tree_empty(const struct radix_tree_root *root)
 {
 	/* One load: an empty tree has no node at all. */
 	return !root || rt_entry_rcu(root->rnode) == NULL;
+}
+
+RCURADIX_API unsigned long radix_tree_count(const struct radix_tree_root *root)
+{
+	/* Relaxed: the writer's count of some moment (rt_items_add()). */
+	return root ? __atomic_load_n(&root->nr_items, __ATOMIC_RELAXED) : 0;
 }
 
 /* ---- building nodes ------------------------------------------------------ */
@@ -404,11 +411,6 @@ static unsigned int rt_diverge_level(unsigned long diff)
 }
 
 /* ---- insert ------------------------------------------------------------ */
-
-static bool rt_may_alloc(gfp_t gfp_mask)
-{
-	return (gfp_mask & __GFP_DIRECT_RECLAIM) != 0;
-}
 
 /* Make @entry reachable in place of the node of @path's step @d (the root's
  * top node if @d is 0).  One publish: readers see the old node or the new
@@ -1627,6 +1629,7 @@ static int rt_insert_grow(struct radix_tree_root *root, unsigned long index, voi
 }
 
 static void rt_shrink(struct radix_tree_root *root);
+static void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bool *leaf_freed);
 
 static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, void *item)
 {
@@ -1691,7 +1694,7 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 			rt_shrink(root);
 		break;
 	}
-	root->nr_items++;
+	rt_items_add(root, 1);
 	return 0;
 }
 
@@ -1717,13 +1720,141 @@ RCURADIX_API int radix_tree_insert(struct radix_tree_root *root, unsigned long i
 
 	if (!rt_item_valid(item))
 		return -EINVAL;
-	ret = rt_writer_enter(root, __func__);
+	ret = rt_writer_enter_plain(root, __func__);
 	if (ret)
 		return ret;
 	rt_insert_check_preload(root);
 	ret = rt_insert_locked(root, index, item);
 	rt_writer_done(root);
 	return ret;
+}
+
+/* ---- full-node trees (IDR) --------------------------------------------- */
+
+/*
+ * Build, in private @mem, a full node at @level holding @entry at @offset,
+ * with the IDR free word of a node whose other slots are empty: every slot
+ * free but @offset, which is free if @entry_free.  Returns its entry.
+ */
+static void *rt_full_node_build(void *mem, unsigned int level, unsigned int offset, void *entry,
+				bool entry_free)
+{
+	struct rt_node *node = mem;
+
+	memset(node, 0, sizeof(*node));
+	node->slots[offset] = entry;
+	node->present = 1UL << offset;
+	node->tags[RT_IDR_FREE] = RT_SLOTS_MASK & ~(entry_free ? 0UL : 1UL << offset);
+	return rt_node_entry(node, level);
+}
+
+/*
+ * Build a chain of full nodes from @level down to a leaf, each holding the
+ * next at @index's offset and the leaf holding @item (its slot free if
+ * @item_free): the private part an insert under an empty slot publishes.
+ * Takes the nodes from @mem, from its end.  Returns the chain's top entry.
+ */
+static void *rt_full_chain_build(void **mem, unsigned int *nr, unsigned int level,
+				 unsigned long index, void *item, bool item_free)
+{
+	void *entry = rt_full_node_build(mem[--*nr], 0, rt_offset(index, 0), item, item_free);
+	unsigned int l;
+
+	/* Every node of the chain but the leaf has a free slot below it. */
+	for (l = 1; l <= level; l++)
+		entry = rt_full_node_build(mem[--*nr], l, rt_offset(index, l), entry, true);
+	return entry;
+}
+
+int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index, void *item,
+			  bool item_free, gfp_t gfp)
+{
+	struct rt_path path;
+	void **slot = rt_descend(root, index, &path, NULL);
+	struct rt_path_step *leaf = path.depth ? rt_path_leaf(&path) : NULL;
+	void *mem[RT_IDR_MAX_NODES], *top = rt_entry_locked(root, root->rnode), *entry;
+	size_t sizes[RT_IDR_MAX_NODES];
+	unsigned int i, nr, level, top_level = top ? rt_entry_level(top) : 0;
+
+	rt_assert_locked(root);
+	rt_assert(rt_root_idr(root) && index <= RT_IDR_MAX_KEY);
+	switch (path.end) {
+	case RT_END_SLOT:
+		if (rt_entry_locked(root, *slot))
+			return -EEXIST;
+		/* The item is all there is to publish; then its slot is no
+		 * longer free, nor, if it was the last, the leaf. */
+		rt_slot_set(root, rt_entry_node(leaf->entry), (unsigned int)leaf->pos, item);
+		if (!item_free)
+			rt_tag_clear_path(root, &path, RT_IDR_FREE, 1UL << leaf->pos);
+		rt_items_add(root, 1);
+		return 0;
+	case RT_END_EMPTY:
+		level = leaf ? rt_entry_level(leaf->entry) - 1 : rt_level_for(index);
+		nr = level + 1;
+		break;
+	case RT_END_ABOVE:
+		/* A new top, the old one under its slot 0 through a node per
+		 * level between them, and the key's chain under another. */
+		level = rt_level_for(index);
+		nr = (level - top_level) + level;
+		break;
+	default:
+		/* Only compact nodes end a descent otherwise. */
+		rt_assert(!"an IDR tree holds full nodes only");
+		return -EINVAL;
+	}
+	rt_assert(nr <= RT_IDR_MAX_NODES);
+	for (i = 0; i < nr; i++)
+		sizes[i] = sizeof(struct rt_node);
+	if (rt_nodes_get(mem, sizes, nr, rt_may_alloc(gfp)))
+		return -ENOMEM;
+	root->nr_nodes += nr;
+	rt_items_add(root, 1);
+	if (path.end == RT_END_ABOVE) {
+		bool top_free = (rt_bits_locked(root, root->tags) >> RT_IDR_FREE) & 1UL;
+		void *chain = rt_full_chain_build(mem, &nr, level - 1, index, item, item_free);
+		struct rt_node *node;
+
+		/* Slot 0 is free above the old top if the old top has a free
+		 * slot, and always higher up, above a node of one child. */
+		entry = top;
+		for (i = top_level + 1; i < level; i++, top_free = true)
+			entry = rt_full_node_build(mem[--nr], i, 0, entry, top_free);
+		entry = rt_full_node_build(mem[--nr], level, 0, entry, top_free);
+		node = rt_entry_node(entry);
+		node->slots[rt_offset(index, level)] = chain;
+		node->present |= 1UL << rt_offset(index, level);
+		rt_assert(nr == 0);
+		/* Publish: the new top, complete, the old tree under it. */
+		rt_publish(root->rnode, entry);
+		rt_bits_store(root->tags, 1UL << RT_IDR_FREE);
+		rt_transition(RT_TR_GROW_ROOT);
+		return 0;
+	}
+	entry = rt_full_chain_build(mem, &nr, level, index, item, item_free);
+	if (leaf) {
+		/* Publish: the chain, complete; the slot stays free (the
+		 * chain's top has free slots). */
+		rt_slot_set(root, rt_entry_node(leaf->entry), (unsigned int)leaf->pos, entry);
+	} else {
+		/* Publish: the whole tree at once. */
+		rt_publish(root->rnode, entry);
+		rt_bits_store(root->tags, 1UL << RT_IDR_FREE);
+	}
+	rt_transition(RT_TR_NEW_NODE);
+	return 0;
+}
+
+void *rt_delete_locked(struct radix_tree_root *root, unsigned long index)
+{
+	struct rt_path path;
+	void **slot = rt_descend(root, index, &path, NULL);
+
+	rt_assert_locked(root);
+	if (!slot || !rt_entry_locked(root, *slot))
+		return NULL;
+	return rt_delete_at(root, &path, NULL);
 }
 
 /* ---- delete and shrink ------------------------------------------------- */
@@ -1775,6 +1906,12 @@ static void rt_shrink(struct radix_tree_root *root)
 	/* Unpublish the old top nodes: readers already on them still find
 	 * the child until their grace period ends. */
 	rt_publish(root->rnode, entry);
+	if (rt_root_idr(root)) {
+		/* The old tops had free slots; the new one may have none. */
+		unsigned long free = rt_bits_locked(root, rt_entry_node(entry)->tags[RT_IDR_FREE]);
+
+		rt_bits_store(root->tags, free ? 1UL << RT_IDR_FREE : 0UL);
+	}
 	rt_transition(RT_TR_SHRINK);
 	while (top != entry) {
 		void *next = rt_top_shrink_child(root, top);
@@ -1792,11 +1929,14 @@ static void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bo
 	void *item = rt_entry_locked(root, *rt_step_slot(leaf));
 	unsigned int d;
 
-	rt_tags_clear_slot(root, path);
+	if (rt_root_idr(root))
+		rt_tag_set_path(root, path, RT_IDR_FREE, 1UL << leaf->pos);  /* its id is free */
+	else
+		rt_tags_clear_slot(root, path);
 	/* Unpublish the item: readers now find NULL (or still the item, until
 	 * they reload); the caller frees it after a grace period. */
 	rt_step_clear(root, leaf);
-	root->nr_items--;
+	rt_items_add(root, -1);
 	if (leaf_freed)
 		*leaf_freed = rt_step_empty(root, leaf);
 	for (d = path->depth - 1; rt_step_empty(root, &path->step[d]); d--) {
@@ -1823,7 +1963,7 @@ RCURADIX_API void *radix_tree_delete(struct radix_tree_root *root, unsigned long
 	void **slot;
 	void *item = NULL;
 
-	if (rt_writer_enter(root, __func__))
+	if (rt_writer_enter_plain(root, __func__))
 		return NULL;
 	slot = rt_descend(root, index, &path, NULL);
 	if (slot && rt_entry_locked(root, *slot))
@@ -1843,7 +1983,7 @@ RCURADIX_API void *radix_tree_iter_delete(struct radix_tree_root *root,
 		return NULL;
 	/* The contract: the caller holds the lock for the whole walk. */
 	rt_require_lock(root, __func__);
-	if (rt_writer_enter(root, __func__))
+	if (rt_writer_enter_plain(root, __func__))
 		return NULL;
 	if (rt_descend(root, iter->index, &path, NULL) == slot && rt_entry_locked(root, *slot)) {
 		item = rt_delete_at(root, &path, &leaf_freed);
@@ -1965,13 +2105,10 @@ static void rt_free_subtree(const struct radix_tree_root *root, void *entry)
 	rt_node_free_deferred(root, entry);
 }
 
-RCURADIX_API void radix_tree_destroy(struct radix_tree_root *root)
+void rt_destroy_locked(struct radix_tree_root *root)
 {
-	void *top;
+	void *top = rt_entry_locked(root, root->rnode);
 
-	if (rt_writer_enter(root, __func__))
-		return;
-	top = rt_entry_locked(root, root->rnode);
 	/* Unpublish everything at once; readers inside a read-side section
 	 * keep a consistent old tree until their grace period ends. */
 	rt_publish(root->rnode, NULL);
@@ -1979,6 +2116,13 @@ RCURADIX_API void radix_tree_destroy(struct radix_tree_root *root)
 	if (top)
 		rt_free_subtree(root, top);
 	root->nr_nodes = 0;
-	root->nr_items = 0;
+	rt_items_add(root, -(long)root->nr_items);
+}
+
+RCURADIX_API void radix_tree_destroy(struct radix_tree_root *root)
+{
+	if (rt_writer_enter(root, __func__))
+		return;
+	rt_destroy_locked(root);
 	rt_writer_done(root);
 }

@@ -2,7 +2,11 @@
 /*
  * gang.c - gang lookups over holes, across node boundaries, at the end of
  * the key space, with max_items 0, 1, 63, 64, 65 and more, checked against
- * the expected sorted key list.
+ * the expected sorted key list; and the counts (radix_tree_count(),
+ * radix_tree_count_range()) and the holes (radix_tree_next_hole(),
+ * radix_tree_prev_hole(), against the kernel's key-by-key definition) over
+ * the same shapes and over keys inserted in random order with deletes
+ * between them.
  */
 #include "helpers.h"
 
@@ -27,6 +31,7 @@ static void fill(const unsigned long *keys, unsigned int n)
 		ks.items[i] = t_insert_new(&tree, keys[i]);
 	}
 	t_verify(&tree);
+	cr_assert_eq(radix_tree_count(&tree), n);
 }
 
 /* First position in ks with key >= first. */
@@ -71,10 +76,76 @@ static void check_gang(unsigned long first, unsigned int max)
 
 static const unsigned int maxes[] = { 0, 1, 2, 63, 64, 65, 127, 128, 129, 1000, MAXK + 1 };
 
+/* radix_tree_count_range(@first, @last) must count the model's keys. */
+static void check_count(unsigned long first, unsigned long last)
+{
+	unsigned int expect = 0;
+
+	if (first <= last)
+		for (unsigned int i = lower_bound(first); i < ks.n && ks.keys[i] <= last; i++)
+			expect++;
+	cr_assert_eq(radix_tree_count_range(&tree, first, last), expect,
+		     "count_range(%#lx, %#lx) = %lu, expected %u", first, last,
+		     radix_tree_count_range(&tree, first, last), expect);
+}
+
+/* Ranges from @first: to itself, across a leaf, up to a few keys on, to
+ * the end of the key space, and an empty one. */
+static void check_counts_from(unsigned long first)
+{
+	static const unsigned long spans[] = { 0, 1, 62, 63, 64, 65, 1000, 100000, ULONG_MAX };
+	unsigned int at = lower_bound(first);
+
+	for (unsigned int s = 0; s < sizeof(spans) / sizeof(spans[0]); s++)
+		check_count(first, first > ULONG_MAX - spans[s] ? ULONG_MAX : first + spans[s]);
+	for (unsigned int k = at; k < ks.n && k < at + 70; k += 3)
+		check_count(first, ks.keys[k]);
+	if (first > 0)
+		check_count(first, first - 1);
+}
+
+static bool model_has(unsigned long key)
+{
+	unsigned int at = lower_bound(key);
+
+	return at < ks.n && ks.keys[at] == key;
+}
+
+/* The kernel's radix_tree_next_hole()/prev_hole(): one key at a time. */
+static unsigned long model_hole(unsigned long index, unsigned long max_scan, bool up)
+{
+	for (unsigned long i = 0; i < max_scan; i++) {
+		if (!model_has(index))
+			break;
+		index = up ? index + 1 : index - 1;
+		if (index == (up ? 0 : ULONG_MAX))
+			break;
+	}
+	return index;
+}
+
+static void check_holes_at(unsigned long index)
+{
+	static const unsigned long scans[] = { 0, 1, 2, 63, 64, 65, 200, 5000, ULONG_MAX };
+
+	for (unsigned int s = 0; s < sizeof(scans) / sizeof(scans[0]); s++) {
+		unsigned long m = scans[s];
+
+		cr_assert_eq(radix_tree_next_hole(&tree, index, m), model_hole(index, m, true),
+			     "next_hole(%#lx, %lu) = %#lx, expected %#lx", index, m,
+			     radix_tree_next_hole(&tree, index, m), model_hole(index, m, true));
+		cr_assert_eq(radix_tree_prev_hole(&tree, index, m), model_hole(index, m, false),
+			     "prev_hole(%#lx, %lu) = %#lx, expected %#lx", index, m,
+			     radix_tree_prev_hole(&tree, index, m), model_hole(index, m, false));
+	}
+}
+
 static void check_all_maxes(unsigned long first)
 {
+	check_holes_at(first);
 	for (unsigned int m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++)
 		check_gang(first, maxes[m]);
+	check_counts_from(first);
 }
 
 Test(gang, empty_tree_and_bad_arguments)
@@ -83,7 +154,22 @@ Test(gang, empty_tree_and_bad_arguments)
 	void **slots[4];
 
 	cr_assert_eq(radix_tree_gang_lookup(&tree, results, 0, 4), 0);
+	cr_assert_eq(radix_tree_count(&tree), 0);
+	cr_assert_eq(radix_tree_count(NULL), 0);
+	cr_assert_eq(radix_tree_count_range(&tree, 0, ULONG_MAX), 0);
 	t_insert_new(&tree, 5);
+	cr_assert_eq(radix_tree_count(&tree), 1);
+	cr_assert_eq(radix_tree_count_range(&tree, 0, ULONG_MAX), 1);
+	cr_assert_eq(radix_tree_count_range(&tree, 5, 5), 1);
+	cr_assert_eq(radix_tree_count_range(&tree, 6, 4), 0, "an empty range counts nothing");
+	cr_assert_eq(radix_tree_count_range(NULL, 0, ULONG_MAX), 0);
+	cr_assert_eq(radix_tree_next_hole(&tree, 5, 10), 6);
+	cr_assert_eq(radix_tree_prev_hole(&tree, 5, 10), 4);
+	cr_assert_eq(radix_tree_next_hole(&tree, 4, 10), 4, "an absent key is its own hole");
+	cr_assert_eq(radix_tree_next_hole(&tree, 5, 0), 5);
+	cr_assert_eq(radix_tree_next_hole(&tree, 5, 1), 6, "one key scanned, all present");
+	cr_assert_eq(radix_tree_prev_hole(&tree, 5, 1), 4);
+	cr_assert_eq(radix_tree_next_hole(NULL, 5, 10), 5);
 	cr_assert_eq(radix_tree_gang_lookup(&tree, results, 0, 0), 0);
 	cr_assert_eq(radix_tree_gang_lookup(&tree, NULL, 0, 4), 0);
 	cr_assert_eq(radix_tree_gang_lookup_slot(&tree, NULL, NULL, 0, 4), 0);
@@ -168,6 +254,82 @@ Test(gang, sparse_keys_at_every_level)
 		check_all_maxes(keys[i]);
 		check_all_maxes(keys[i] - 1);
 		check_all_maxes(keys[i] + 1);
+	}
+	t_finish(&tree);
+}
+
+/* Remove position @i of the model (its item already deleted and freed). */
+static void model_remove(unsigned int i)
+{
+	for (; i + 1 < ks.n; i++) {
+		ks.keys[i] = ks.keys[i + 1];
+		ks.items[i] = ks.items[i + 1];
+	}
+	ks.n--;
+}
+
+/* Insert @key into the model, kept sorted; false if it is there already. */
+static bool model_add(unsigned long key)
+{
+	unsigned int at = lower_bound(key), i;
+
+	if (at < ks.n && ks.keys[at] == key)
+		return false;
+	for (i = ks.n; i > at; i--) {
+		ks.keys[i] = ks.keys[i - 1];
+		ks.items[i] = ks.items[i - 1];
+	}
+	ks.keys[at] = key;
+	ks.items[at] = t_insert_new(&tree, key);
+	ks.n++;
+	return true;
+}
+
+/*
+ * Keys of several shapes inserted in random order (compact nodes with
+ * entries appended out of order), deleted at random (tombstones, nodes
+ * emptied), then inserted again: radix_tree_count() follows every change,
+ * and radix_tree_count_range() agrees with the model on random ranges.
+ */
+Test(gang, counts_follow_random_inserts_and_deletes)
+{
+	struct t_rng rng;
+
+	t_rng_init(&rng, "gang.counts");
+	for (unsigned int shape = 0; shape < 4; shape++) {
+		ks.n = 0;
+		for (unsigned int step = 0; step < 6000; step++) {
+			uint64_t r = t_rand(&rng);
+			unsigned long key = shape == 0   ? r % 5000                      /* dense */
+					    : shape == 1 ? (r % 2500) * 2                /* holes */
+					    : shape == 2 ? (r % 40) << 20 | (r >> 40) % 64 /* runs */
+							 : r;                            /* sparse */
+
+			if (ks.n > 0 && (ks.n >= MAXK - 1 || t_rand_below(&rng, 3) == 0)) {
+				unsigned int i = (unsigned int)t_rand_below(&rng, ks.n);
+
+				t_delete(&tree, ks.keys[i], ks.items[i]);
+				model_remove(i);
+			} else {
+				model_add(key);
+			}
+			cr_assert_eq(radix_tree_count(&tree), ks.n, "shape %u step %u", shape, step);
+			if (step % 200 == 0) {
+				unsigned long a = t_rand(&rng), b = t_rand(&rng);
+
+				if (ks.n) {
+					a = ks.keys[t_rand_below(&rng, ks.n)] - t_rand_below(&rng, 3);
+					b = ks.keys[t_rand_below(&rng, ks.n)] + t_rand_below(&rng, 3);
+				}
+				check_count(a < b ? a : b, a < b ? b : a);
+				check_count(0, ULONG_MAX);
+				check_holes_at(a);
+				check_holes_at(b);
+				t_verify(&tree);
+			}
+		}
+		t_empty(&tree);
+		cr_assert_eq(radix_tree_count(&tree), 0);
 	}
 	t_finish(&tree);
 }

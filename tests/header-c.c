@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * header-c.c - <rcuradix/radix-tree.h> included alone, compiled as strict
- * C11, linked against the shared library: every exported function is
- * reached through a function pointer, as a program that dlsym()s or wraps
- * them would; the header's inline iterator functions are also found with
- * dlsym() in the library and walk a chunk.  Speaks TAP.
+ * header-c.c - <rcuradix/radix-tree.h> and <rcuradix/idr.h>, included
+ * alone, compiled as strict C11, linked against the shared library: every
+ * exported function is reached through a function pointer, as a program
+ * that dlsym()s or wraps them would; the header's inline iterator
+ * functions are also found with dlsym() in the library and walk a chunk;
+ * an IDR defined statically hands out, finds and frees ids.  Speaks TAP.
  */
 #include <rcuradix/radix-tree.h>
+#include <rcuradix/idr.h>
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -76,6 +78,30 @@ static int exported_inlines_walk(void)
 }
 
 static RADIX_TREE(tree, GFP_KERNEL);
+static DEFINE_IDR(ids);
+
+/* The IDR through pointers: two ids, a reservation, an error pointer. */
+static int idr_calls(void)
+{
+	int (*alloc)(struct idr *, void *, int, int, gfp_t) = idr_alloc;
+	void *(*find)(const struct idr *, unsigned long) = idr_find;
+	void *(*replace)(struct idr *, void *, unsigned long) = idr_replace;
+	void *(*remove)(struct idr *, unsigned long) = idr_remove;
+	static long a, b;
+	int ok = 1;
+
+	idr_lock(&ids);
+	ok &= alloc(&ids, &a, 0, 0, GFP_KERNEL) == 0;
+	ok &= alloc(&ids, NULL, 0, 0, GFP_KERNEL) == 1;
+	ok &= find(&ids, 0) == &a && find(&ids, 1) == NULL;
+	ok &= replace(&ids, &b, 1) == NULL && find(&ids, 1) == &b;
+	ok &= rcuradix_is_err(replace(&ids, &b, 2)) &&
+	      rcuradix_ptr_err(replace(&ids, &b, 2)) == rcuradix_ptr_err(rcuradix_err_ptr(-2));
+	ok &= remove(&ids, 0) == &a && remove(&ids, 1) == &b && idr_is_empty(&ids);
+	idr_unlock(&ids);
+	idr_destroy(&ids);
+	return ok;
+}
 
 int main(void)
 {
@@ -87,7 +113,7 @@ int main(void)
 	static long item;
 	int ok = 1;
 
-	printf("1..2\n");
+	printf("1..3\n");
 	/* Single-threaded and unregistered is fine for lookups under the
 	 * tree lock; the delete below frees a node through call_rcu, which
 	 * liburcu-memb accepts from any thread. */
@@ -104,6 +130,12 @@ int main(void)
 		printf("ok 2 - the inline iterator functions are exported and walk a chunk\n");
 	} else {
 		printf("not ok 2 - the inline iterator functions are exported and walk a chunk\n");
+		ok = 0;
+	}
+	if (idr_calls()) {
+		printf("ok 3 - <rcuradix/idr.h>: a static IDR through pointers\n");
+	} else {
+		printf("not ok 3 - <rcuradix/idr.h>: a static IDR through pointers\n");
 		ok = 0;
 	}
 	return ok ? 0 : 1;

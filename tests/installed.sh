@@ -8,7 +8,7 @@
 #      PKG_CONFIG_SYSROOT_DIR), reports this version and keeps jemalloc out
 #      of the link line;
 #   3. the examples (examples/*.c), the EXAMPLE program of every manual page
-#      and the README's minimal example, copied out of the source tree, build
+#      and the README's example programs, copied out of the source tree, build
 #      with nothing but `pkg-config --cflags --libs rcuradix liburcu-memb`
 #      (liburcu-qsbr for QSBR programs) and run correctly; a C++ translation
 #      unit includes the installed header;
@@ -113,7 +113,7 @@ for page in "$srcdir"/man/man3/*.3 "$srcdir"/man/man7/*.7; do
 			>"$work/man-${name%.*}.c"
 	if grep -q 'int main' "$work/man-${name%.*}.c"; then :; else rm -f "$work/man-${name%.*}.c"; fi
 done
-# The README's two example programs: the first ```c block after each heading.
+# The README's example programs: the first ```c block after each heading.
 readme_block() {  # $1: heading, $2: output file
 	awk -v h="## $1" '$0 == h { sect = 1 } sect && /^```c/ { code = 1; next }
 	     code && /^```/ { exit } code' "$srcdir/README.md" >"$2"
@@ -121,6 +121,7 @@ readme_block() {  # $1: heading, $2: output file
 }
 readme_block 'In twenty lines' "$work/readme-hello.c"
 readme_block 'A minimal example' "$work/readme.c"
+readme_block 'Ids: the IDR' "$work/readme-idr.c"
 ls "$work"/man-*.c >/dev/null 2>&1 || fail "no manual page example found"
 
 cd "$work" || exit 1
@@ -151,6 +152,7 @@ run ./qsbr 20000
 run ./demo
 run ./readme
 run ./readme-hello
+run ./readme-idr
 for prog in man-*.c; do
 	run "./${prog%.c}"
 done

@@ -54,11 +54,13 @@ $out"
 expected
   $expected"
 	grep -q "^\.TH .* \"rcuradix $version\" " "$1" || fail "$1: .TH does not say \"rcuradix $version\""
-	# References to our own pages, e.g. ".BR radix_tree_lookup (3),".
+	# References to our own pages, e.g. ".BR radix_tree_lookup (3),"
+	# or ".BR idr_alloc (3),".
 	for ref in $(sed 's/\\-/-/g' "$1" |
 		sed -n 's/^\.[BI]R \([A-Za-z_-]*\) (\([137]\)).*/man\2\/\1.\2/p'); do
 		case $ref in
-		man*/radix_tree_* | man*/rcuradix* | man*/RADIX_TREE* | man*/INIT_RADIX_TREE*)
+		man*/radix_tree_* | man*/rcuradix* | man*/RADIX_TREE* | man*/INIT_RADIX_TREE* | \
+			man*/idr_* | man*/ida_* | man*/IDR_* | man*/IDA_* | man*/DEFINE_ID[RA]*)
 			[ -f "$ref" ] || fail "$1: refers to $ref, which does not exist" ;;
 		esac
 	done

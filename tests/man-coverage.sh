@@ -18,13 +18,15 @@ trap 'rm -f "$tmp".*' EXIT
 # Names that must be documented.
 {
 	grep -v '^#' "$src/lib/rcuradix.sym"
-	for h in "$src/include/rcuradix/radix-tree.h" "$src/include/rcuradix/version.h.in"; do
+	for h in "$src/include/rcuradix/radix-tree.h" "$src/include/rcuradix/idr.h" \
+		"$src/include/rcuradix/version.h.in"; do
 		sed -n 's/^#define \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$h"
 		sed -n 's/^\(static inline\|RCURADIX_INLINE\) .*[ *]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\2/p' "$h"
 		sed -n 's/^struct \([A-Za-z_][A-Za-z0-9_]*\) {.*/\1/p' "$h"
 		sed -n 's/^typedef .*[ *]\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' "$h"
 	done
-} | grep -v -x -e RCURADIX_RADIX_TREE_H -e RCURADIX_VERSION_H -e RCURADIX_API -e RCURADIX_INLINE |
+} | grep -v -x -e RCURADIX_RADIX_TREE_H -e RCURADIX_IDR_H -e RCURADIX_VERSION_H -e RCURADIX_API \
+	-e RCURADIX_INLINE |
 	LC_ALL=C sort -u > "$tmp.public"
 [ -s "$tmp.public" ] || fail "found no public name (parsing broken?)"
 

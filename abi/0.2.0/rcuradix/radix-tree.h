@@ -43,7 +43,9 @@
  *      holds that key's item or NULL, never an internal pointer; read it
  *      with rcu_dereference().  NULL means the item was deleted, or that a
  *      concurrent writer copied the node holding it (a compact node grew,
- *      was compacted or split): look the key up again.  This is the
+ *      was compacted or split): look the key up again.  A key deleted
+ *      and inserted again in the same node goes back to its slot, as in
+ *      the kernel: a slot held across both holds the new item.  This is the
  *      kernel's speculative pattern as it stands: take a reference on the
  *      item, then check that *slot still holds it; a moved item fails the
  *      check and the caller looks again.  The library's own readers
@@ -211,10 +213,17 @@ struct radix_tree_root {
  * initialised one by this field, never by a pointer being NULL. */
 #define RADIX_TREE_INITIALISED_ 0x52445831u
 
+/* Private: the kind of tree in flags.  An IDR's tree (<rcuradix/idr.h>)
+ * holds full nodes only and keeps its free ids in them; an IDA's is an
+ * IDR's whose items are bitmaps of ids. */
+#define RADIX_TREE_FLAG_IDR_ 1u
+#define RADIX_TREE_FLAG_IDA_ 2u
+
 /* Positional on purpose: valid in C and C++. */
-#define RADIX_TREE_INIT(name, mask)						\
-	{ { 0 }, NULL, 0UL, &urcu_memb_flavor, (mask), 0U, RADIX_TREE_INITIALISED_,	\
+#define RADIX_TREE_INIT_FLAGS_(mask, flags)					\
+	{ { 0 }, NULL, 0UL, &urcu_memb_flavor, (mask), (flags), RADIX_TREE_INITIALISED_,	\
 	  { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, NULL, 0U }
+#define RADIX_TREE_INIT(name, mask) RADIX_TREE_INIT_FLAGS_(mask, 0U)
 
 /* RADIX_TREE(name, gfp_mask): define and initialise a tree, static or automatic. */
 #define RADIX_TREE(name, mask) \
@@ -392,6 +401,75 @@ RCURADIX_API void radix_tree_unlock(struct radix_tree_root *root);
 RCURADIX_API int radix_tree_empty(const struct radix_tree_root *root);
 
 /**
+ * radix_tree_count() - how many items the tree holds, in O(1).
+ *
+ * The writers keep the count: each call that inserts or deletes changes it
+ * once, after its change is visible to readers.  Under the tree lock it is
+ * exact.  Under RCU it is the count of some moment of the call, except
+ * that a writer call running at that moment may not be counted yet: the
+ * tree may already hold one item more (or fewer) than it says.  An IDR's
+ * reserved ids count as items.
+ *
+ * Context: RCU reader (one load of a writer-side field: frequent calls
+ *          share a cache line with the writers), or the tree lock.
+ * Return: the number of items; 0 if @root is NULL.
+ */
+RCURADIX_API unsigned long radix_tree_count(const struct radix_tree_root *root);
+
+/**
+ * radix_tree_count_range() - how many items have keys in [@first, @last].
+ *
+ * A walk that counts each full leaf's items with one popcount of its
+ * bitmap of used slots, and a compact node's run of consecutive keys as
+ * one step: its cost is one step per 64 keys of a dense range, one per
+ * item of a sparse one, plus a descent.  Under RCU each item present
+ * throughout the call is counted, each absent throughout is not, and one
+ * inserted or deleted during it may be counted or not (as a gang lookup).
+ *
+ * Context: RCU reader, or the tree lock (exact).
+ * Return: the number of items; 0 if @first > @last or @root is NULL.
+ */
+RCURADIX_API unsigned long radix_tree_count_range(const struct radix_tree_root *root,
+						  unsigned long first, unsigned long last);
+
+/**
+ * radix_tree_next_hole() - the first absent key at or after @index.
+ * @root:     the tree.
+ * @index:    where the scan starts.
+ * @max_scan: how many keys it looks at, at most.
+ *
+ * The kernel's (2.6.24 to 3.x): keys @index, @index + 1, ... are looked at
+ * until one is absent.  A full leaf's keys are read 64 at a time from its
+ * bitmap of used slots; a key in a compact node costs a descent.  Under
+ * RCU, "absent" means absent at some moment during the call.
+ *
+ * Context: RCU reader, or the tree lock.
+ * Return: the absent key; else a key outside the scanned range: @index +
+ *         @max_scan if the @max_scan keys are all present (so that
+ *         "return - @index >= @max_scan" tells), or 0 if the scan ran past
+ *         ULONG_MAX.  @index if @root is NULL or @max_scan is 0.
+ */
+RCURADIX_API unsigned long radix_tree_next_hole(const struct radix_tree_root *root,
+						unsigned long index, unsigned long max_scan);
+
+/**
+ * radix_tree_prev_hole() - the last absent key at or before @index.
+ * @root:     the tree.
+ * @index:    where the scan starts.
+ * @max_scan: how many keys it looks at, at most.
+ *
+ * As radix_tree_next_hole(), downwards: keys @index, @index - 1, ...
+ *
+ * Context: RCU reader, or the tree lock.
+ * Return: the absent key; else @index - @max_scan if the @max_scan keys
+ *         are all present ("@index - return >= @max_scan" tells), or
+ *         ULONG_MAX if the scan ran past 0.  @index if @root is NULL or
+ *         @max_scan is 0.
+ */
+RCURADIX_API unsigned long radix_tree_prev_hole(const struct radix_tree_root *root,
+						unsigned long index, unsigned long max_scan);
+
+/**
  * radix_tree_destroy() - remove every item and free every node.
  *
  * Unlinks the whole tree under the lock and queues its nodes to call_rcu(),
@@ -529,11 +607,16 @@ RCURADIX_API unsigned long radix_tree_range_tag_if_tagged(struct radix_tree_root
  * node that moves a group of its items into a new child, and that child a
  * group into a grandchild) and up to eight of the smallest size: one-entry
  * bridges (a node that becomes a full node keeps each compressed child
- * under a bridge), or up to four pairs of items the copy also moves into
+ * under a bridge), or up to eight pairs of items the copy also moves into
  * new children, to keep room for appends.  The reserve holds one node
  * of every size a node can have and a second full and largest node: 16
  * nodes, 9,344 bytes (64-slot build); the smallest nodes take the blocks
- * the three leave.  Until the thread's
+ * the three leave.  (A copy of a node that has overflowed ten times moves
+ * every group of its items into a node of its own: up to 74 nodes, which
+ * it takes from the allocator alone; when the allocator cannot give them
+ * all, it makes the copy above instead.  A compact node that comes to hold
+ * only full nodes becomes a full node after the insertion, with a node
+ * from the allocator alone, or stays compact.)  Until the thread's
  * next radix_tree_insert(), that insert cannot fail with -ENOMEM, even if
  * the allocator fails and even on a GFP_ATOMIC tree.  A GFP_KERNEL insert
  * allocates its nodes itself and uses the reserve only if the allocator

@@ -1,0 +1,1279 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ida.c - the IDA: ids one bit each, in 128-byte bitmaps of 1,024 ids kept
+ * as the items of an IDR tree.
+ *
+ * Unit tests: DEFINE_IDA and ida_init(); ida_alloc() hands out 0, 1, 2,
+ * ...; ida_alloc_min(), _max() and _range() give the lowest free id of the
+ * range, across bitmap boundaries, past bitmaps whose free ids all lie
+ * outside the range, up to INT_MAX (larger maxima clamped); every error
+ * (-ENOSPC, -EINVAL, a NULL or non-IDA argument) changes nothing; a freed
+ * id is the lowest again; freeing a bitmap's last id gives its 128 bytes
+ * back at once (to the allocator or this thread's reserve), and the tree's
+ * nodes when their last bitmap goes; ida_free() of an id not allocated
+ * says so in one line, once per process, and changes nothing;
+ * ida_is_empty(); ida_destroy() and reuse.
+ *
+ * A differential test against a plain bitmap (the ids below 2^17 and the
+ * last 4,096 below INT_MAX) with random ranges and frees: every answer is
+ * the model's, and after each batch every bitmap of the tree is the
+ * model's, word for word, and radix_tree_verify() (which checks the free
+ * bits against each bitmap's fullness) passes.
+ *
+ * Allocation failure: each allocation of a call made to fail in turn
+ * (bitmap, then each node) gives -ENOMEM and leaves the IDA and the
+ * memory counters as they were, until the call succeeds with the id
+ * expected; GFP_NOWAIT and GFP_ATOMIC take memory only from the thread's
+ * reserve.  Memory: 2^20 dense ids take at most 0.2 bytes each.
+ *
+ * Every test ends with the IDA empty and destroyed and every node counter
+ * back to zero.
+ */
+#include "helpers.h"
+
+#include <rcuradix/idr.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+static struct ida ida;
+
+static void setup(void)
+{
+	urcu_memb_register_thread();
+	ida_init(&ida);
+	rt_fault_fail_nth(0);
+	rt_fault_fail_all(false);
+}
+
+static void teardown(void)
+{
+	rt_fault_fail_nth(0);
+	rt_fault_fail_all(false);
+	urcu_memb_unregister_thread();
+}
+
+TestSuite(ida, .init = setup, .fini = teardown);
+
+#define BITMAP_BYTES 128UL
+#define IDS_PER_BITMAP 1024U
+
+_Static_assert(sizeof(struct rt_ida_bitmap) == BITMAP_BYTES, "a bitmap is 128 bytes");
+_Static_assert(RT_IDA_BITS == IDS_PER_BITMAP, "a bitmap holds 1024 ids");
+
+static struct rcuradix_stats stats(void)
+{
+	struct rcuradix_stats st;
+
+	cr_assert_eq(rcuradix_get_stats(&st, sizeof(st)), 0);
+	return st;
+}
+
+/* Bytes of the node allocator that trees hold: neither in a reserve nor
+ * waiting for a grace period. */
+static unsigned long held_bytes(struct rcuradix_stats st)
+{
+	return st.bytes_live - st.bytes_reserved - st.bytes_pending;
+}
+
+/* Nodes linked in the IDA's tree (bitmaps are its items, not nodes). */
+static unsigned long tree_nodes(struct ida *a)
+{
+	struct radix_tree_memstat mem;
+
+	cr_assert_eq(radix_tree_memory(&a->ida_rt, &mem), 0);
+	return mem.nodes;
+}
+
+static void verify(struct ida *a)
+{
+	t_verify(&a->ida_rt);
+}
+
+static void alloc_expect(struct ida *a, unsigned int min, unsigned int max, int expect)
+{
+	int ret = ida_alloc_range(a, min, max, GFP_KERNEL);
+
+	cr_assert_eq(ret, expect, "ida_alloc_range(%u, %u) returned %d, expected %d", min, max,
+		     ret, expect);
+}
+
+/* Allocate @n ids with ida_alloc(): they must be @first, @first + 1, ... */
+static void alloc_run(struct ida *a, unsigned int first, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		int ret = ida_alloc(a, GFP_KERNEL);
+
+		cr_assert_eq(ret, (int)(first + i), "ida_alloc() returned %d, expected %u", ret,
+			     first + i);
+	}
+}
+
+static void free_run(struct ida *a, unsigned int first, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		ida_free(a, first + i);
+}
+
+/* End of a test: the IDA is empty; destroy it, wait for the nodes' grace
+ * periods, drain the reserve: every node counter must be zero. */
+static void finish(struct ida *a)
+{
+	cr_assert(ida_is_empty(a), "the test left ids allocated");
+	verify(a);
+	ida_destroy(a);
+	cr_assert(ida_is_empty(a));
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	t_assert_no_nodes();
+}
+
+/* ---- the tree's bitmaps, copied -------------------------------------- */
+
+struct ida_dump {
+	size_t n, cap;
+	unsigned long *keys;
+	struct rt_ida_bitmap *maps;
+};
+
+/* Copy every bitmap of @a with its key, in key order (under the lock: the
+ * bitmaps change in place under it). */
+static void dump_take(struct ida *a, struct ida_dump *d)
+{
+	void **slots[64];
+	unsigned long idx[64], first = 0;
+	unsigned int n;
+	bool oom = false;
+
+	d->n = 0;
+	radix_tree_lock(&a->ida_rt);
+	while (!oom && (n = radix_tree_gang_lookup_slot(&a->ida_rt, slots, idx, first, 64)) > 0) {
+		for (unsigned int i = 0; i < n; i++) {
+			const struct rt_ida_bitmap *b = rcu_dereference(*slots[i]);
+
+			if (d->n == d->cap) {
+				size_t cap = d->cap ? 2 * d->cap : 64;
+				unsigned long *keys = realloc(d->keys, cap * sizeof(*keys));
+				struct rt_ida_bitmap *maps;
+
+				if (keys)
+					d->keys = keys;
+				maps = realloc(d->maps, cap * sizeof(*maps));
+				if (maps)
+					d->maps = maps;
+				if (!keys || !maps) {
+					oom = true;
+					break;
+				}
+				d->cap = cap;
+			}
+			d->keys[d->n] = idx[i];
+			memcpy(&d->maps[d->n], b, sizeof(*b));
+			d->n++;
+		}
+		first = idx[n - 1] + 1;
+	}
+	radix_tree_unlock(&a->ida_rt);
+	cr_assert_not(oom);
+}
+
+static void dump_free(struct ida_dump *d)
+{
+	free(d->keys);
+	free(d->maps);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Everything a call that failed must have left as it was: the ids, the
+ * tree's nodes and the library's live memory (reserve drained first). */
+struct ida_state {
+	struct ida_dump dump;
+	unsigned long nodes;
+	unsigned long nodes_live, bytes_live, nodes_pending;
+};
+
+static void state_take(struct ida *a, struct ida_state *s)
+{
+	struct rcuradix_stats st;
+
+	rcuradix_thread_cache_flush();
+	st = stats();
+	memset(&s->dump, 0, sizeof(s->dump));  /* the caller's is fresh or freed */
+	dump_take(a, &s->dump);
+	s->nodes = tree_nodes(a);
+	s->nodes_live = st.nodes_live;
+	s->bytes_live = st.bytes_live;
+	s->nodes_pending = st.nodes_pending;
+}
+
+static void state_assert_same(const struct ida_state *was, const struct ida_state *now,
+			      const char *what)
+{
+	cr_assert_eq(now->dump.n, was->dump.n, "%s: %zu bitmaps, were %zu", what, now->dump.n,
+		     was->dump.n);
+	for (size_t i = 0; i < was->dump.n; i++) {
+		cr_assert_eq(now->dump.keys[i], was->dump.keys[i], "%s: bitmap %zu at key %lu, was %lu",
+			     what, i, now->dump.keys[i], was->dump.keys[i]);
+		cr_assert(memcmp(&now->dump.maps[i], &was->dump.maps[i], BITMAP_BYTES) == 0,
+			  "%s: the bitmap of ids %lu.. changed", what,
+			  was->dump.keys[i] * IDS_PER_BITMAP);
+	}
+	cr_assert_eq(now->nodes, was->nodes, "%s: %lu tree nodes, were %lu", what, now->nodes,
+		     was->nodes);
+	cr_assert_eq(now->nodes_pending, was->nodes_pending, "%s: %lu nodes pending, were %lu", what,
+		     now->nodes_pending, was->nodes_pending);
+	cr_assert_eq(now->nodes_live, was->nodes_live, "%s: %lu nodes live, were %lu", what,
+		     now->nodes_live, was->nodes_live);
+	cr_assert_eq(now->bytes_live, was->bytes_live, "%s: %lu bytes live, were %lu", what,
+		     now->bytes_live, was->bytes_live);
+}
+
+static void state_free(struct ida_state *s)
+{
+	dump_free(&s->dump);
+}
+
+/* ---- unit tests ------------------------------------------------------- */
+
+Test(ida, define_ida_and_ida_init_give_an_empty_ida)
+{
+	static DEFINE_IDA(defined);
+	struct ida automatic = IDA_INIT(automatic);
+	struct ida garbage;
+
+	cr_assert(ida_is_empty(&defined));
+	cr_assert(ida_is_empty(NULL));
+	alloc_run(&defined, 0, 3);
+	cr_assert_not(ida_is_empty(&defined));
+	verify(&defined);
+	free_run(&defined, 0, 3);
+	finish(&defined);
+
+	cr_assert(ida_is_empty(&automatic));
+	alloc_run(&automatic, 0, 2);
+	free_run(&automatic, 0, 2);
+	finish(&automatic);
+
+	/* ida_init() makes any memory an empty IDA. */
+	memset(&garbage, 0xa5, sizeof(garbage));
+	ida_init(&garbage);
+	cr_assert(ida_is_empty(&garbage));
+	alloc_run(&garbage, 0, 2);
+	free_run(&garbage, 0, 2);
+	finish(&garbage);
+	ida_init(NULL);  /* ignored */
+
+	/* The suite's, from ida_init() in the setup. */
+	cr_assert(ida_is_empty(&ida));
+	alloc_run(&ida, 0, 1);
+	ida_free(&ida, 0);
+	finish(&ida);
+}
+
+Test(ida, ida_alloc_hands_out_ids_in_order)
+{
+	const unsigned int n = 3 * IDS_PER_BITMAP + 5;
+
+	alloc_run(&ida, 0, n);
+	verify(&ida);
+	/* Each full bitmap is no longer free; the last one is. */
+	alloc_run(&ida, n, 1);
+	verify(&ida);
+	for (unsigned int id = 0; id <= n; id++) {
+		cr_assert_not(ida_is_empty(&ida));
+		ida_free(&ida, id);
+		if (id % 500 == 0)
+			verify(&ida);
+	}
+	cr_assert(ida_is_empty(&ida));
+	finish(&ida);
+}
+
+Test(ida, alloc_min_max_and_range_give_the_lowest_free_id)
+{
+	cr_assert_eq(ida_alloc_min(&ida, 10, GFP_KERNEL), 10);
+	cr_assert_eq(ida_alloc_min(&ida, 10, GFP_KERNEL), 11);
+	cr_assert_eq(ida_alloc_min(&ida, 9, GFP_KERNEL), 9);
+	cr_assert_eq(ida_alloc_max(&ida, 5, GFP_KERNEL), 0);
+	cr_assert_eq(ida_alloc_max(&ida, 5, GFP_KERNEL), 1);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 2);
+	alloc_expect(&ida, 9, 20, 12);
+	alloc_expect(&ida, 3, 3, 3);
+	alloc_expect(&ida, 3, 3, -ENOSPC);
+	cr_assert_eq(ida_alloc_max(&ida, 0, GFP_KERNEL), -ENOSPC);
+	alloc_expect(&ida, 0, 4, 4);
+	alloc_expect(&ida, 0, 4, -ENOSPC);
+	alloc_expect(&ida, 0, 5, 5);
+	/* 0..5, 9..12 taken: the gap first. */
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 6);
+	alloc_expect(&ida, 8, 100, 8);
+	alloc_expect(&ida, 7, 7, 7);
+	cr_assert_eq(ida_alloc_max(&ida, 12, GFP_KERNEL), -ENOSPC);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 13);
+	/* Far above, in an empty region; then the lowest again. */
+	cr_assert_eq(ida_alloc_min(&ida, 1000000, GFP_KERNEL), 1000000);
+	cr_assert_eq(ida_alloc_min(&ida, 999999, GFP_KERNEL), 999999);
+	cr_assert_eq(ida_alloc_min(&ida, 999999, GFP_KERNEL), 1000001);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 14);
+	verify(&ida);
+	free_run(&ida, 0, 15);
+	free_run(&ida, 999999, 3);
+	finish(&ida);
+}
+
+/* 5..9 taken, then the range is full: -ENOSPC, and nothing changed. */
+Test(ida, a_full_range_gives_enospc_and_changes_nothing)
+{
+	struct ida_state was, now;
+
+	for (int id = 5; id <= 9; id++)
+		alloc_expect(&ida, 5, 9, id);
+	state_take(&ida, &was);
+	alloc_expect(&ida, 5, 9, -ENOSPC);
+	alloc_expect(&ida, 9, 9, -ENOSPC);
+	alloc_expect(&ida, 6, 8, -ENOSPC);
+	state_take(&ida, &now);
+	state_assert_same(&was, &now, "-ENOSPC");
+	state_free(&now);
+	state_free(&was);
+	verify(&ida);
+	alloc_expect(&ida, 5, 10, 10);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 0);
+	alloc_expect(&ida, 4, 100, 4);
+	free_run(&ida, 4, 7);
+	ida_free(&ida, 0);
+	finish(&ida);
+}
+
+Test(ida, ranges_straddling_bitmap_boundaries)
+{
+	/* The top of bitmap 0, then the range goes on into bitmap 1. */
+	for (int id = 1000; id < 1024; id++)
+		alloc_expect(&ida, 1000, 1030, id);
+	alloc_expect(&ida, 1000, 1030, 1024);
+	alloc_expect(&ida, 1023, 1025, 1025);
+	alloc_expect(&ida, 1023, 1025, -ENOSPC);
+	verify(&ida);
+	/* Fill bitmap 0 completely: it is no longer free. */
+	alloc_run(&ida, 0, 1000);
+	alloc_expect(&ida, 0, 5000, 1026);
+	alloc_expect(&ida, 1023, 1026, -ENOSPC);
+	verify(&ida);
+	/* From the middle of bitmap 1 over four bitmaps: bitmap 1's first
+	 * free id in the range. */
+	alloc_expect(&ida, 1500, 4100, 1500);
+	/* The rest of bitmap 1 from 1501, then on into bitmap 2. */
+	alloc_expect(&ida, 1500, 2100, 1501);
+	for (int id = 1502; id < 2048; id++)
+		alloc_expect(&ida, 1500, 2100, id);
+	alloc_expect(&ida, 1500, 2100, 2048);
+	/* Bitmap 1's free ids, 1027..1499, lie below the range and bitmap
+	 * 2's, 2049.., above it. */
+	alloc_expect(&ida, 1500, 2048, -ENOSPC);
+	alloc_expect(&ida, 1400, 3000, 1400);
+	verify(&ida);
+	/* Freed at the very end of bitmap 0: the lowest again, whatever
+	 * the range's start in bitmap 0 below it. */
+	ida_free(&ida, 1023);
+	alloc_expect(&ida, 5, 1030, 1023);
+	/* A range from full bitmap 0 to the end of bitmap 1. */
+	alloc_expect(&ida, 1401, 1401, 1401);
+	alloc_expect(&ida, 1400, 2047, 1402);
+	verify(&ida);
+
+	for (unsigned int id = 0; id <= 2048; id++) {
+		if ((id >= 1027 && id < 1400) || (id > 1402 && id < 1500))
+			continue;
+		ida_free(&ida, id);
+	}
+	finish(&ida);
+}
+
+/*
+ * A range inside one bitmap whose free ids all lie outside it, below or
+ * above: -ENOSPC, without a new bitmap, and nothing changes.  The same for
+ * a range over two bitmaps whose free ids lie beyond both of its ends.
+ */
+Test(ida, ranges_whose_bitmaps_have_free_ids_only_outside_them)
+{
+	struct ida_state was, now;
+
+	alloc_run(&ida, 0, 100);        /* 0..99 */
+	ida_free(&ida, 50);
+	/* Bitmap 3 (3072..4095): its middle taken. */
+	for (unsigned int id = 3500; id < 3600; id++)
+		alloc_expect(&ida, 3500, 3599, (int)id);
+	/* Bitmap 1: all but its first and last id. */
+	for (unsigned int id = 1025; id < 2047; id++)
+		alloc_expect(&ida, 1025, 2046, (int)id);
+	verify(&ida);
+
+	state_take(&ida, &was);
+	alloc_expect(&ida, 60, 99, -ENOSPC);     /* free: 50 below, 100.. above */
+	alloc_expect(&ida, 0, 49, -ENOSPC);
+	alloc_expect(&ida, 51, 99, -ENOSPC);
+	alloc_expect(&ida, 3500, 3599, -ENOSPC); /* free ids both sides */
+	alloc_expect(&ida, 3550, 3550, -ENOSPC);
+	alloc_expect(&ida, 1025, 2046, -ENOSPC); /* free: 1024 and 2047 */
+	state_take(&ida, &now);
+	state_assert_same(&was, &now, "-ENOSPC");
+	state_free(&now);
+	state_free(&was);
+	verify(&ida);
+
+	alloc_expect(&ida, 1025, 2047, 2047);
+	/* Bitmap 1's only free id, 1024, below the range: the next bitmap. */
+	alloc_expect(&ida, 1030, 2100, 2048);
+	alloc_expect(&ida, 40, 60, 50);
+	alloc_expect(&ida, 3599, 3700, 3600);
+	alloc_expect(&ida, 3072, 3599, 3072);
+	alloc_expect(&ida, 0, 1024, 100);
+	cr_assert_eq(ida_alloc_min(&ida, 1024, GFP_KERNEL), 1024);
+	verify(&ida);
+
+	free_run(&ida, 0, 101);
+	free_run(&ida, 1024, 1025);
+	free_run(&ida, 3500, 101);
+	ida_free(&ida, 3072);
+	finish(&ida);
+}
+
+Test(ida, ids_near_int_max_and_clamped_maxima)
+{
+	const unsigned int top = INT_MAX;
+	struct ida_state was, now;
+
+	cr_assert_eq(ida_alloc_min(&ida, top, GFP_KERNEL), INT_MAX);
+	cr_assert_eq(ida_alloc_min(&ida, top - 1, GFP_KERNEL), INT_MAX - 1);
+	verify(&ida);
+	/* Maxima above INT_MAX are INT_MAX. */
+	alloc_expect(&ida, top - 5, UINT_MAX, INT_MAX - 5);
+	alloc_expect(&ida, top - 3, top + 10U, INT_MAX - 3);
+	alloc_expect(&ida, top - 2, 1U << 31, INT_MAX - 2);
+	cr_assert_eq(ida_alloc_max(&ida, UINT_MAX, GFP_KERNEL), 0);
+
+	state_take(&ida, &was);
+	alloc_expect(&ida, top - 3, UINT_MAX, -ENOSPC);
+	alloc_expect(&ida, top, top, -ENOSPC);
+	cr_assert_eq(ida_alloc_min(&ida, top - 2, GFP_KERNEL), -ENOSPC);
+	/* Minima above INT_MAX: no id can be given, whatever the maximum
+	 * (the kernel's order: a negative min is -ENOSPC). */
+	cr_assert_eq(ida_alloc_min(&ida, top + 1U, GFP_KERNEL), -ENOSPC);
+	alloc_expect(&ida, top + 1U, UINT_MAX, -ENOSPC);
+	alloc_expect(&ida, UINT_MAX, UINT_MAX, -ENOSPC);
+	alloc_expect(&ida, 1U << 31, (1U << 31) + 1, -ENOSPC);
+	alloc_expect(&ida, top + 1U, 5, -ENOSPC);
+	/* min > max: -EINVAL. */
+	alloc_expect(&ida, 5, 4, -EINVAL);
+	alloc_expect(&ida, top, top - 1, -EINVAL);
+	alloc_expect(&ida, 1, 0, -EINVAL);
+	cr_assert_eq(ida_alloc_range(NULL, 0, 10, GFP_KERNEL), -EINVAL);
+	cr_assert_eq(ida_alloc(NULL, GFP_KERNEL), -EINVAL);
+	cr_assert_eq(ida_alloc_min(NULL, top + 1U, GFP_KERNEL), -EINVAL);
+	state_take(&ida, &now);
+	state_assert_same(&was, &now, "errors");
+	state_free(&now);
+	state_free(&was);
+
+	alloc_expect(&ida, top - 5, UINT_MAX, INT_MAX - 4);
+	/* The top of the bitmap below INT_MAX's, then on across into it. */
+	alloc_expect(&ida, top - IDS_PER_BITMAP - 1, top - IDS_PER_BITMAP, INT_MAX - 1025);
+	alloc_expect(&ida, top - IDS_PER_BITMAP, UINT_MAX, INT_MAX - 1024);
+	alloc_expect(&ida, top - IDS_PER_BITMAP, UINT_MAX, INT_MAX - 1023);
+	verify(&ida);
+
+	ida_free(&ida, 0);
+	for (unsigned int id = top - 1025; id != top + 1U; id++)
+		if (id < top - 1022 || id > top - 6)
+			ida_free(&ida, id);
+	finish(&ida);
+}
+
+Test(ida, a_freed_id_is_the_lowest_again)
+{
+	alloc_run(&ida, 0, 3000);
+	ida_free(&ida, 1500);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 1500);
+	ida_free(&ida, 2999);
+	ida_free(&ida, 5);
+	ida_free(&ida, 1023);
+	ida_free(&ida, 1024);
+	verify(&ida);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 5);
+	cr_assert_eq(ida_alloc_min(&ida, 6, GFP_KERNEL), 1023);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 1024);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 2999);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 3000);
+	verify(&ida);
+	free_run(&ida, 0, 3001);
+	finish(&ida);
+}
+
+/* Freeing the last id of a bitmap gives its 128 bytes back at once (no
+ * grace period: no reader ever loads a bitmap); the tree's nodes go when
+ * their last bitmap does. */
+Test(ida, freeing_the_last_id_of_a_bitmap_frees_the_bitmap)
+{
+	struct rcuradix_stats before, after;
+	unsigned long nodes;
+
+	alloc_run(&ida, 0, 2 * IDS_PER_BITMAP + 1);  /* bitmaps 0, 1 and 2 */
+	nodes = tree_nodes(&ida);
+	cr_assert_geq(nodes, 1);
+	rcuradix_thread_cache_flush();
+	before = stats();
+	/* Bitmap 1 (same leaf as 0 and 2 in both builds) emptied but for
+	 * its last id: nothing given back yet. */
+	free_run(&ida, IDS_PER_BITMAP, IDS_PER_BITMAP - 1);
+	after = stats();
+	cr_assert_eq(after.bytes_live, before.bytes_live);
+	cr_assert_eq(after.nodes_live, before.nodes_live);
+	verify(&ida);
+	ida_free(&ida, 2 * IDS_PER_BITMAP - 1);
+	after = stats();
+	cr_assert_eq(held_bytes(before) - held_bytes(after), BITMAP_BYTES,
+		     "freeing bitmap 1's last id gave back %ld bytes",
+		     (long)(held_bytes(before) - held_bytes(after)));
+	cr_assert_eq(after.nodes_pending, before.nodes_pending);
+	/* Given back to the allocator, or kept in this thread's reserve. */
+	rcuradix_thread_cache_flush();
+	cr_assert_eq(before.bytes_live - stats().bytes_live, BITMAP_BYTES);
+	cr_assert_eq(before.nodes_live - stats().nodes_live, 1);
+	cr_assert_eq(tree_nodes(&ida), nodes);
+	cr_assert_null(radix_tree_lookup(&ida.ida_rt, 1));
+	verify(&ida);
+	/* Its ids are free: the lowest is bitmap 1's first, in a new one. */
+	cr_assert_eq(ida_alloc_min(&ida, 1, GFP_KERNEL), (int)IDS_PER_BITMAP);
+	cr_assert_eq(held_bytes(stats()), held_bytes(before));
+	ida_free(&ida, IDS_PER_BITMAP);
+	cr_assert_eq(held_bytes(stats()), held_bytes(after));
+
+	/* Bitmap 2's only id: it goes too. */
+	ida_free(&ida, 2 * IDS_PER_BITMAP);
+	cr_assert_eq(held_bytes(after) - held_bytes(stats()), BITMAP_BYTES);
+	verify(&ida);
+	/* Bitmap 0's last id: the bitmap and, after a grace period, every
+	 * node of the tree. */
+	free_run(&ida, 1, IDS_PER_BITMAP - 1);
+	cr_assert_not(ida_is_empty(&ida));
+	ida_free(&ida, 0);
+	cr_assert(ida_is_empty(&ida));
+	cr_assert_eq(tree_nodes(&ida), 0);
+	urcu_memb_barrier();
+	cr_assert_eq(held_bytes(stats()), 0);
+	finish(&ida);
+}
+
+/* ---- ida_free() misuse (children: the report is once per process) ---- */
+
+#define NOT_ALLOCATED(id) \
+	"rcuradix: ida_free: id " id " is not allocated (freed twice, or never handed out)\n"
+
+/* Ids 0..99 and 1024..1030 allocated, then 3 freed: the parent's IDA, which
+ * the children inherit. */
+static void misuse_setup(void)
+{
+	alloc_run(&ida, 0, 100);
+	cr_assert_eq(ida_alloc_min(&ida, IDS_PER_BITMAP, GFP_KERNEL), (int)IDS_PER_BITMAP);
+	for (unsigned int id = IDS_PER_BITMAP + 1; id <= IDS_PER_BITMAP + 6; id++)
+		cr_assert_eq(ida_alloc_min(&ida, IDS_PER_BITMAP, GFP_KERNEL), (int)id);
+	ida_free(&ida, 3);
+}
+
+static const unsigned int misuse_ids[] = {
+	3,                          /* freed already */
+	500,                        /* never allocated, in an existing bitmap */
+	IDS_PER_BITMAP + 7,         /* the same, in the last bitmap */
+	5000,                       /* no bitmap there */
+	1U << 30,                   /* beyond the tree's top */
+	(unsigned int)INT_MAX,
+	(unsigned int)INT_MAX + 1U, /* no id can be that */
+	UINT_MAX,
+};
+#define NR_MISUSE_IDS (sizeof(misuse_ids) / sizeof(misuse_ids[0]))
+
+static void child_dump(struct ida_dump *d)
+{
+	void **slots[16];
+	unsigned long idx[16];
+	unsigned int n;
+
+	/* No Criterion assertions in a child: a fixed-size copy. */
+	radix_tree_lock(&ida.ida_rt);
+	n = radix_tree_gang_lookup_slot(&ida.ida_rt, slots, idx, 0, 16);
+	for (unsigned int i = 0; i < n && i < d->cap; i++) {
+		d->keys[i] = idx[i];
+		memcpy(&d->maps[i], rcu_dereference(*slots[i]), BITMAP_BYTES);
+	}
+	radix_tree_unlock(&ida.ida_rt);
+	d->n = n;
+}
+
+/* Free misuse_ids[*arg] twice, then every other bad id: one line in all.
+ * Then nothing has changed: the same bitmaps, the same memory, and the
+ * next ids are 3, 100 and 1031. */
+static int misuse_child(void *arg)
+{
+	unsigned int first = *(const unsigned int *)arg;
+	unsigned long keys_was[16], keys_now[16];
+	struct rt_ida_bitmap maps_was[16], maps_now[16];
+	struct ida_dump was = { 0, 16, keys_was, maps_was }, now = { 0, 16, keys_now, maps_now };
+	struct rcuradix_stats st_was, st_now;
+
+	child_dump(&was);
+	T_CHILD_CHECK(rcuradix_get_stats(&st_was, sizeof(st_was)) == 0);
+	ida_free(&ida, misuse_ids[first]);
+	ida_free(&ida, misuse_ids[first]);
+	for (unsigned int i = 0; i < NR_MISUSE_IDS; i++)
+		ida_free(&ida, misuse_ids[i]);
+	ida_free(NULL, 0);
+	ida_free(NULL, 3);
+	T_CHILD_CHECK(rcuradix_get_stats(&st_now, sizeof(st_now)) == 0);
+	T_CHILD_CHECK(st_now.bytes_live == st_was.bytes_live);
+	T_CHILD_CHECK(st_now.nodes_live == st_was.nodes_live);
+	child_dump(&now);
+	T_CHILD_CHECK(was.n == 2 && now.n == was.n);
+	for (size_t i = 0; i < was.n; i++) {
+		T_CHILD_CHECK(keys_now[i] == keys_was[i]);
+		T_CHILD_CHECK(memcmp(&maps_now[i], &maps_was[i], BITMAP_BYTES) == 0);
+	}
+	T_CHILD_CHECK(radix_tree_verify(&ida.ida_rt) == 0);
+	T_CHILD_CHECK(ida_alloc(&ida, GFP_KERNEL) == 3);
+	T_CHILD_CHECK(ida_alloc(&ida, GFP_KERNEL) == 100);
+	T_CHILD_CHECK(ida_alloc_min(&ida, IDS_PER_BITMAP, GFP_KERNEL) == (int)IDS_PER_BITMAP + 7);
+	return 0;
+}
+
+/* Freeing from the NULL IDA is ignored without a word. */
+static int null_free_child(void *arg)
+{
+	(void)arg;
+	ida_free(NULL, 0);
+	ida_free(NULL, UINT_MAX);
+	ida_destroy(NULL);
+	return 0;
+}
+
+Test(ida, freeing_an_id_not_allocated_is_reported_once_and_changes_nothing)
+{
+	static const char *const lines[NR_MISUSE_IDS] = {
+		NOT_ALLOCATED("3"),          NOT_ALLOCATED("500"),
+		NOT_ALLOCATED("1031"),       NOT_ALLOCATED("5000"),
+		NOT_ALLOCATED("1073741824"), NOT_ALLOCATED("2147483647"),
+		NOT_ALLOCATED("2147483648"), NOT_ALLOCATED("4294967295"),
+	};
+	unsigned int i;
+
+	misuse_setup();
+	verify(&ida);
+	for (i = 0; i < NR_MISUSE_IDS; i++)
+		t_assert_lives(misuse_child, &i, lines[i]);
+	t_assert_lives(null_free_child, NULL, "");
+	/* The parent's IDA: untouched by the children. */
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 3);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 100);
+	free_run(&ida, 0, 101);
+	free_run(&ida, IDS_PER_BITMAP, 7);
+	finish(&ida);
+}
+
+/* A struct ida not initialised, or a plain tree's root in one: -EINVAL,
+ * reported once, nothing allocated. */
+static int not_an_ida_child(void *arg)
+{
+	struct ida plain;
+	struct rcuradix_stats before, after;
+
+	(void)arg;
+	INIT_RADIX_TREE(&plain.ida_rt, GFP_KERNEL);
+	T_CHILD_CHECK(rcuradix_get_stats(&before, sizeof(before)) == 0);
+	T_CHILD_CHECK(ida_alloc(&plain, GFP_KERNEL) == -EINVAL);
+	T_CHILD_CHECK(ida_alloc_range(&plain, 5, 9, GFP_KERNEL) == -EINVAL);
+	ida_free(&plain, 0);
+	ida_destroy(&plain);
+	T_CHILD_CHECK(rcuradix_get_stats(&after, sizeof(after)) == 0);
+	T_CHILD_CHECK(after.nodes_allocated == before.nodes_allocated);
+	T_CHILD_CHECK(radix_tree_empty(&plain.ida_rt));
+	return 0;
+}
+
+static int uninitialised_child(void *arg)
+{
+	struct ida zero;
+
+	(void)arg;
+	memset(&zero, 0, sizeof(zero));
+	T_CHILD_CHECK(ida_alloc(&zero, GFP_KERNEL) == -EINVAL);
+	T_CHILD_CHECK(ida_alloc_max(&zero, 10, GFP_KERNEL) == -EINVAL);
+	ida_free(&zero, 0);
+	T_CHILD_CHECK(ida_is_empty(&zero));
+	return 0;
+}
+
+Test(ida, a_plain_tree_or_uninitialised_memory_is_refused)
+{
+	t_assert_lives(not_an_ida_child, NULL,
+		       "rcuradix: ida_alloc_range: not an IDA (initialise it with ida_init() or "
+		       "DEFINE_IDA())\n");
+	t_assert_lives(uninitialised_child, NULL,
+		       "rcuradix: ida_alloc_range: tree not initialised (RADIX_TREE(), "
+		       "INIT_RADIX_TREE() or radix_tree_init_flavor())\n");
+	finish(&ida);
+}
+
+Test(ida, ida_is_empty_follows_the_allocations)
+{
+	cr_assert(ida_is_empty(&ida));
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 0);
+	cr_assert_not(ida_is_empty(&ida));
+	cr_assert_eq(ida_alloc_min(&ida, 1U << 20, GFP_KERNEL), 1 << 20);
+	ida_free(&ida, 0);
+	cr_assert_not(ida_is_empty(&ida));
+	/* A failed call on an empty IDA leaves it empty. */
+	ida_free(&ida, 1U << 20);
+	cr_assert(ida_is_empty(&ida));
+	alloc_expect(&ida, 7, 6, -EINVAL);
+	cr_assert(ida_is_empty(&ida));
+	rcuradix_thread_cache_flush();
+	rt_fault_fail_all(true);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), -ENOMEM);
+	rt_fault_fail_all(false);
+	cr_assert(ida_is_empty(&ida));
+	finish(&ida);
+}
+
+Test(ida, ida_destroy_frees_everything_and_the_ida_is_reusable)
+{
+	static const unsigned int scattered[] = {
+		1U << 20, (1U << 20) + 1, 1U << 25, (unsigned int)INT_MAX, (unsigned int)INT_MAX - 1024,
+	};
+
+	for (int round = 0; round < 2; round++) {
+		alloc_run(&ida, 0, 5000);
+		for (unsigned int i = 0; i < sizeof(scattered) / sizeof(scattered[0]); i++)
+			alloc_expect(&ida, scattered[i], UINT_MAX, (int)scattered[i]);
+		verify(&ida);
+		cr_assert_gt(stats().nodes_live, 0);
+		ida_destroy(&ida);
+		cr_assert(ida_is_empty(&ida));
+		verify(&ida);
+		urcu_memb_barrier();
+		rcuradix_thread_cache_flush();
+		t_assert_no_nodes();
+		/* Reusable at once, from 0 again. */
+		cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 0);
+		cr_assert_eq(ida_alloc_min(&ida, INT_MAX, GFP_KERNEL), INT_MAX);
+		verify(&ida);
+		ida_free(&ida, 0);
+		ida_free(&ida, INT_MAX);
+	}
+	/* Destroying an empty IDA, and the NULL one, does nothing. */
+	ida_destroy(&ida);
+	ida_destroy(NULL);
+	cr_assert(ida_is_empty(&ida));
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 0);
+	ida_free(&ida, 0);
+	finish(&ida);
+}
+
+/* ---- differential test ------------------------------------------------ */
+
+/* The model: every id below MODEL_LOW, and the MODEL_HIGH_IDS ids up to
+ * INT_MAX, one bit each; the test never lets an id outside them be
+ * allocated.  Both windows start on a bitmap boundary. */
+#define MODEL_LOW (1U << 17)
+#define MODEL_HIGH_IDS 4096U
+#define MODEL_HIGH_BASE ((unsigned int)INT_MAX - MODEL_HIGH_IDS + 1U)
+#define MODEL_WORD_BITS RT_BITS_PER_LONG
+
+_Static_assert(MODEL_HIGH_BASE % IDS_PER_BITMAP == 0, "the high window starts a bitmap");
+
+struct ida_model {
+	unsigned long low[MODEL_LOW / MODEL_WORD_BITS];
+	unsigned long high[MODEL_HIGH_IDS / MODEL_WORD_BITS];
+	unsigned int *ids;  /* the allocated ids, in no order */
+	unsigned int n;
+};
+
+/* The words of the window holding @id, and @id's offset in them. */
+static unsigned long *model_words(struct ida_model *m, unsigned int id, unsigned int *bit)
+{
+	*bit = 0;
+	if (id < MODEL_LOW) {
+		*bit = id;
+		return m->low;
+	}
+	if (id >= MODEL_HIGH_BASE && id <= (unsigned int)INT_MAX) {
+		*bit = id - MODEL_HIGH_BASE;
+		return m->high;
+	}
+	return NULL;
+}
+
+static bool model_test(struct ida_model *m, unsigned int id)
+{
+	unsigned int bit;
+	unsigned long *w = model_words(m, id, &bit);
+
+	return w && ((w[bit / MODEL_WORD_BITS] >> (bit % MODEL_WORD_BITS)) & 1UL);
+}
+
+static void model_set(struct ida_model *m, unsigned int id)
+{
+	unsigned int bit;
+	unsigned long *w = model_words(m, id, &bit);
+
+	cr_assert(w && !model_test(m, id), "model: %u out of its windows or taken", id);
+	w[bit / MODEL_WORD_BITS] |= 1UL << (bit % MODEL_WORD_BITS);
+	m->ids[m->n++] = id;
+}
+
+/* Free the allocated id at position @i of m->ids. */
+static unsigned int model_clear_at(struct ida_model *m, unsigned int i)
+{
+	unsigned int id = m->ids[i], bit;
+	unsigned long *w = model_words(m, id, &bit);
+
+	w[bit / MODEL_WORD_BITS] &= ~(1UL << (bit % MODEL_WORD_BITS));
+	m->ids[i] = m->ids[--m->n];
+	return id;
+}
+
+/* The lowest free id in [@min, @max], both in one window; -1 if none. */
+static long model_lowest(struct ida_model *m, unsigned int min, unsigned int max)
+{
+	unsigned int bit, last;
+	unsigned long *w = model_words(m, min, &bit);
+
+	last = bit + (max - min);
+	while (bit <= last) {
+		unsigned long clear = ~w[bit / MODEL_WORD_BITS] >> (bit % MODEL_WORD_BITS);
+
+		if (clear) {
+			bit += (unsigned int)__builtin_ctzl(clear);
+			if (bit > last)
+				return -1;
+			return (long)bit + (w == m->low ? 0L : (long)MODEL_HIGH_BASE);
+		}
+		bit = (bit / MODEL_WORD_BITS + 1) * MODEL_WORD_BITS;
+	}
+	return -1;
+}
+
+/* Every bitmap of the tree is the model's, word for word, and every
+ * non-empty stretch of the model is a bitmap of the tree. */
+static unsigned long full_bitmaps_seen;
+
+static void model_compare(struct ida_model *m)
+{
+	struct ida_dump d = { 0, 0, NULL, NULL };
+	unsigned long nonempty = 0;
+	unsigned int key, bit;
+
+	dump_take(&ida, &d);
+	for (size_t i = 0; i < d.n; i++) {
+		unsigned int first = (unsigned int)(d.keys[i] * IDS_PER_BITMAP);
+		unsigned long *w = model_words(m, first, &bit);
+
+		cr_assert_not_null(w, "a bitmap for ids %u.., outside the model", first);
+		unsigned long all = ~0UL;
+
+		for (unsigned int j = 0; j < RT_IDA_WORDS; j++) {
+			cr_assert_eq(d.maps[i].words[j], w[bit / MODEL_WORD_BITS + j],
+				     "ids %u..: word %u is %#lx, the model's %#lx", first, j,
+				     d.maps[i].words[j], w[bit / MODEL_WORD_BITS + j]);
+			all &= d.maps[i].words[j];
+		}
+		full_bitmaps_seen += all == ~0UL;
+	}
+	for (key = 0; key < MODEL_LOW / IDS_PER_BITMAP; key++)
+		for (unsigned int j = 0; j < RT_IDA_WORDS; j++)
+			if (m->low[key * RT_IDA_WORDS + j]) {
+				nonempty++;
+				break;
+			}
+	for (key = 0; key < MODEL_HIGH_IDS / IDS_PER_BITMAP; key++)
+		for (unsigned int j = 0; j < RT_IDA_WORDS; j++)
+			if (m->high[key * RT_IDA_WORDS + j]) {
+				nonempty++;
+				break;
+			}
+	cr_assert_eq(d.n, nonempty, "%zu bitmaps in the tree, %lu non-empty in the model", d.n,
+		     nonempty);
+	cr_assert_eq(ida_is_empty(&ida), m->n == 0);
+	dump_free(&d);
+}
+
+/* A random range length: mostly short, sometimes a few bitmaps. */
+static unsigned int random_len(struct t_rng *rng)
+{
+	switch (t_rand_below(rng, 4)) {
+	case 0:
+		return (unsigned int)t_rand_below(rng, 8);
+	case 1:
+		return (unsigned int)t_rand_below(rng, 100);
+	case 2:
+		return (unsigned int)t_rand_below(rng, 2 * IDS_PER_BITMAP);
+	default:
+		return (unsigned int)t_rand_below(rng, 8 * IDS_PER_BITMAP);
+	}
+}
+
+/* A random start in [@lo, @hi]: often just around a bitmap boundary. */
+static unsigned int random_start(struct t_rng *rng, unsigned int lo, unsigned int hi)
+{
+	unsigned int s = lo + (unsigned int)t_rand_below(rng, (uint64_t)(hi - lo) + 1);
+	long near;
+
+	if (t_rand_below(rng, 3) == 0) {
+		near = (long)(s / IDS_PER_BITMAP * IDS_PER_BITMAP) - 2 + (long)t_rand_below(rng, 5);
+		if (near >= (long)lo && near <= (long)hi)
+			s = (unsigned int)near;
+	}
+	return s;
+}
+
+/* One random allocation, compared with the model's answer.  Ranges lie in
+ * one window, or reach past it only where the model has a free id first;
+ * sometimes the range is empty or starts above INT_MAX.  Ranges in the low
+ * window start below @span. */
+static void random_alloc(struct ida_model *m, struct t_rng *rng, unsigned int span)
+{
+	unsigned int min, max, wmax, len;
+	long want;
+	int ret;
+
+	switch (t_rand_below(rng, 20)) {
+	case 0: /* min > max */
+		min = (unsigned int)t_rand_below(rng, INT_MAX) + 1;
+		max = min - 1 - (unsigned int)t_rand_below(rng, min);
+		alloc_expect(&ida, min, max, -EINVAL);
+		return;
+	case 1: /* min above INT_MAX */
+		min = (unsigned int)INT_MAX + 1U + (unsigned int)t_rand_below(rng, 1U << 31);
+		alloc_expect(&ida, min, UINT_MAX, -ENOSPC);
+		return;
+	case 2: case 3: case 4: /* the high window; max may be clamped */
+		min = random_start(rng, MODEL_HIGH_BASE, (unsigned int)INT_MAX);
+		len = random_len(rng);
+		if (t_rand_below(rng, 2))
+			max = (unsigned int)INT_MAX + (unsigned int)t_rand_below(rng, 1U << 31);
+		else if (len > (unsigned int)INT_MAX - min)
+			max = (unsigned int)INT_MAX;
+		else
+			max = min + len;
+		wmax = max > (unsigned int)INT_MAX ? (unsigned int)INT_MAX : max;
+		want = model_lowest(m, min, wmax);
+		break;
+	case 5: case 6: /* ida_alloc() or _min(): unbounded, low window */
+		min = t_rand_below(rng, 4) ? random_start(rng, 0, span - 1) : 0;
+		max = t_rand_below(rng, 2) ? UINT_MAX : (unsigned int)INT_MAX;
+		want = model_lowest(m, min, MODEL_LOW - 1);
+		if (want < 0)
+			return;  /* it would be past the window */
+		break;
+	case 7: /* ida_alloc_max() */
+		min = 0;
+		max = random_start(rng, 0, span - 1);
+		want = model_lowest(m, min, max);
+		break;
+	default: /* a range in the low window, maybe across bitmaps */
+		min = random_start(rng, 0, span - 1);
+		max = min + random_len(rng);
+		if (max >= MODEL_LOW)
+			max = MODEL_LOW - 1;
+		want = model_lowest(m, min, max);
+		break;
+	}
+	ret = ida_alloc_range(&ida, min, max, GFP_KERNEL);
+	cr_assert_eq(ret, want < 0 ? -ENOSPC : (int)want,
+		     "ida_alloc_range(%u, %u) returned %d; the model says %ld", min, max, ret, want);
+	if (ret >= 0)
+		model_set(m, (unsigned int)ret);
+}
+
+Test(ida, matches_a_bitmap_model_under_random_ranges_and_frees, .timeout = 120)
+{
+	struct ida_model *m = calloc(1, sizeof(*m));
+	const unsigned int batches = (unsigned int)t_scaled(60), per_batch = 4000;
+	struct t_rng rng;
+
+	cr_assert_not_null(m);
+	m->ids = malloc((size_t)batches * per_batch * sizeof(*m->ids));
+	cr_assert_not_null(m->ids);
+	t_rng_init(&rng, "ida.model");
+	for (unsigned int b = 0; b < batches; b++) {
+		/* The fill level drifts: batches that mostly allocate, and
+		 * batches that mostly free; their ranges start in the first
+		 * 2, 8, 32 or all 128 bitmaps.  The first batches fill the
+		 * first bitmaps. */
+		unsigned int p_alloc = 30 + 20 * (unsigned int)t_rand_below(&rng, 4);
+		unsigned int span = MODEL_LOW >> (2 * t_rand_below(&rng, 4));
+
+		if (b < 3) {
+			p_alloc = 95;
+			span = 2 * IDS_PER_BITMAP;
+		}
+
+		for (unsigned int op = 0; op < per_batch; op++) {
+			if (m->n && t_rand_below(&rng, 100) >= p_alloc)
+				ida_free(&ida, model_clear_at(m, (unsigned int)t_rand_below(&rng, m->n)));
+			else
+				random_alloc(m, &rng, span);
+		}
+		verify(&ida);
+		model_compare(m);
+	}
+	cr_assert_gt(full_bitmaps_seen, 0, "no bitmap was ever full");
+	/* Back to empty, in random order. */
+	while (m->n) {
+		ida_free(&ida, model_clear_at(m, (unsigned int)t_rand_below(&rng, m->n)));
+		if (m->n % 4096 == 0) {
+			verify(&ida);
+			model_compare(m);
+		}
+	}
+	free(m->ids);
+	free(m);
+	finish(&ida);
+}
+
+/* ---- allocation failure ----------------------------------------------- */
+
+/*
+ * ida_alloc_range(@min, @max) with the 1st, 2nd, ... allocation from the
+ * node allocator failing (the reserve drained each time, so nothing else
+ * serves), until it succeeds: each failed call returns -ENOMEM and leaves
+ * the IDA, the tree and the live memory as they were, and the call that
+ * succeeds returns @expect.  The failures must number the allocations the
+ * successful call makes, and those must be the new nodes of the tree plus
+ * one bitmap.  Returns the number of failures.
+ */
+static unsigned long alloc_under_faults(unsigned int min, unsigned int max, int expect)
+{
+	struct ida_state was, now;
+	struct rcuradix_stats before, after;
+	unsigned long k, new_nodes, new_bitmaps;
+	int ret;
+
+	urcu_memb_barrier();
+	state_take(&ida, &was);
+	for (k = 1;; k++) {
+		cr_assert_leq(k, 64, "ida_alloc_range(%u, %u) still fails", min, max);
+		rcuradix_thread_cache_flush();
+		before = stats();
+		rt_fault_fail_nth(k);
+		ret = ida_alloc_range(&ida, min, max, GFP_KERNEL);
+		rt_fault_fail_nth(0);
+		after = stats();
+		if (ret != -ENOMEM)
+			break;
+		cr_assert_gt(after.alloc_failures, before.alloc_failures);
+		verify(&ida);
+		state_take(&ida, &now);
+		state_assert_same(&was, &now, "after -ENOMEM");
+		state_free(&now);
+	}
+	cr_assert_eq(ret, expect, "ida_alloc_range(%u, %u) returned %d after %lu failures", min,
+		     max, ret, k - 1);
+	verify(&ida);
+	cr_assert_eq(after.nodes_allocated - before.nodes_allocated, k - 1,
+		     "the call allocated %lu times, and failed at each of %lu",
+		     after.nodes_allocated - before.nodes_allocated, k - 1);
+	state_take(&ida, &now);
+	new_nodes = now.nodes - was.nodes;
+	new_bitmaps = now.dump.n - was.dump.n;
+	cr_assert_leq(new_bitmaps, 1);
+	cr_assert_eq(k - 1, new_nodes + new_bitmaps, "%lu allocations for %lu bitmaps and %lu nodes",
+		     k - 1, new_bitmaps, new_nodes);
+	state_free(&now);
+	state_free(&was);
+	return k - 1;
+}
+
+Test(ida, each_failed_allocation_gives_enomem_and_changes_nothing)
+{
+	const unsigned int leaf_ids = RT_MAP_SIZE * IDS_PER_BITMAP;
+
+	/* The first id: a bitmap and the tree's first node. */
+	cr_assert_eq(alloc_under_faults(0, UINT_MAX, 0), 2);
+	alloc_run(&ida, 1, IDS_PER_BITMAP - 1);
+	/* The first id of a new bitmap, in the same leaf: its 128 bytes. */
+	cr_assert_eq(alloc_under_faults(0, UINT_MAX, IDS_PER_BITMAP), 1);
+	/* ...and the same in the middle of a range that starts in the full
+	 * bitmap 0. */
+	alloc_run(&ida, IDS_PER_BITMAP + 1, IDS_PER_BITMAP - 1);
+	cr_assert_eq(alloc_under_faults(1000, 5000, 2 * IDS_PER_BITMAP), 1);
+	/* The first bitmap past the top leaf: the tree grows a level. */
+	cr_assert_eq(alloc_under_faults(leaf_ids, UINT_MAX, (int)leaf_ids), 3);
+	/* A new leaf under the existing top. */
+	cr_assert_eq(alloc_under_faults(3 * leaf_ids + 5, UINT_MAX, 3 * (int)leaf_ids + 5), 2);
+	/* Far above on a small IDA: the tree grows several levels. */
+	cr_assert_geq(alloc_under_faults(1U << 30, UINT_MAX, 1 << 30), 4);
+	cr_assert_geq(alloc_under_faults((unsigned int)INT_MAX, UINT_MAX, INT_MAX), 2);
+	/* No memory needed, none asked for: a free id of an existing bitmap. */
+	cr_assert_eq(alloc_under_faults(0, UINT_MAX, 2 * IDS_PER_BITMAP + 1), 0);
+	cr_assert_eq(alloc_under_faults(1U << 30, UINT_MAX, (1 << 30) + 1), 0);
+
+	free_run(&ida, 0, 2 * IDS_PER_BITMAP + 2);
+	ida_free(&ida, leaf_ids);
+	ida_free(&ida, 3 * leaf_ids + 5);
+	free_run(&ida, 1U << 30, 2);
+	ida_free(&ida, INT_MAX);
+	finish(&ida);
+}
+
+/*
+ * GFP_NOWAIT and GFP_ATOMIC never ask the allocator: with the reserve
+ * empty, an id that needs a new bitmap gives -ENOMEM (and an id of an
+ * existing bitmap needs nothing).  radix_tree_preload() puts a 128-byte
+ * block and full nodes in the reserve: verified here, a new bitmap in a
+ * leaf that exists, and a new bitmap under a new leaf of the existing top,
+ * both with every allocation failing, each taking exactly the blocks it
+ * links from the reserve.
+ */
+Test(ida, nowait_takes_memory_only_from_the_preload_reserve)
+{
+	static const gfp_t masks[] = { GFP_NOWAIT, GFP_ATOMIC };
+	const unsigned int leaf_ids = RT_MAP_SIZE * IDS_PER_BITMAP;
+	struct ida_state was, now;
+	struct rcuradix_stats before, after;
+
+	/* Two levels: bitmaps 0 and 1 in leaf 0, one in leaf 1. */
+	alloc_run(&ida, 0, IDS_PER_BITMAP + 1);
+	cr_assert_eq(ida_alloc_min(&ida, leaf_ids, GFP_KERNEL), (int)leaf_ids);
+	cr_assert_eq(t_height(&ida.ida_rt), 2);
+
+	for (unsigned int i = 0; i < 2; i++) {
+		gfp_t gfp = masks[i];
+		unsigned int next = IDS_PER_BITMAP + 1 + i * IDS_PER_BITMAP;
+
+		/* Bitmap 1 has room: no memory. */
+		rcuradix_thread_cache_flush();
+		rt_fault_fail_all(true);
+		before = stats();
+		for (unsigned int id = next; id < 2 * IDS_PER_BITMAP + i * IDS_PER_BITMAP; id++)
+			cr_assert_eq(ida_alloc(&ida, gfp), (int)id);
+		after = stats();
+		cr_assert_eq(after.alloc_failures, before.alloc_failures);
+		verify(&ida);
+
+		/* Bitmap 1 full: the next id needs a bitmap.  Refused, both
+		 * with the allocator failing and with it working. */
+		state_take(&ida, &was);
+		for (int fail = 1; fail >= 0; fail--) {
+			rt_fault_fail_all(fail);
+			before = stats();
+			cr_assert_eq(ida_alloc(&ida, gfp), -ENOMEM);
+			cr_assert_eq(ida_alloc_range(&ida, 5, 2 * leaf_ids, gfp), -ENOMEM);
+			after = stats();
+			cr_assert_eq(after.nodes_allocated, before.nodes_allocated,
+				     "GFP_NOWAIT/ATOMIC asked the allocator");
+			verify(&ida);
+			state_take(&ida, &now);
+			state_assert_same(&was, &now, "after -ENOMEM");
+			state_free(&now);
+		}
+		state_free(&was);
+
+		/* Preloaded: a new bitmap in leaf 0, allocator failing. */
+		rt_fault_fail_all(false);
+		cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+		rt_fault_fail_all(true);
+		before = stats();
+		cr_assert_eq(ida_alloc(&ida, gfp), (int)(2 + i) * (int)IDS_PER_BITMAP);
+		after = stats();
+		radix_tree_preload_end();
+		cr_assert_eq(before.nodes_reserved - after.nodes_reserved, 1);
+		cr_assert_eq(before.bytes_reserved - after.bytes_reserved, BITMAP_BYTES);
+		cr_assert_eq(after.nodes_allocated, before.nodes_allocated);
+		verify(&ida);
+
+		/* Preloaded: a new leaf under the top and a bitmap in it. */
+		rt_fault_fail_all(false);
+		cr_assert_eq(radix_tree_preload(GFP_KERNEL), 0);
+		rt_fault_fail_all(true);
+		before = stats();
+		cr_assert_eq(ida_alloc_min(&ida, (2 + i) * leaf_ids, gfp), (int)((2 + i) * leaf_ids));
+		after = stats();
+		radix_tree_preload_end();
+		cr_assert_eq(before.nodes_reserved - after.nodes_reserved, 2);
+		cr_assert_eq(before.bytes_reserved - after.bytes_reserved,
+			     BITMAP_BYTES + sizeof(struct rt_node));
+		cr_assert_eq(after.nodes_allocated, before.nodes_allocated);
+		rt_fault_fail_all(false);
+		verify(&ida);
+	}
+	rt_fault_fail_all(false);
+	free_run(&ida, 0, 3 * IDS_PER_BITMAP + 1);
+	ida_free(&ida, leaf_ids);
+	ida_free(&ida, 2 * leaf_ids);
+	ida_free(&ida, 3 * leaf_ids);
+	finish(&ida);
+}
+
+/*
+ * idr_preload() covers the worst ida_alloc*(): an id far above a tree of
+ * one bitmap needs a new top, a chain of nodes down to the old top, a chain
+ * down to the new leaf and a bitmap.  With the reserve emptied first and
+ * every allocation failing, a GFP_NOWAIT allocation after it succeeds.
+ */
+Test(ida, idr_preload_covers_the_worst_nowait_allocation)
+{
+	struct rcuradix_stats before, after;
+
+	alloc_run(&ida, 0, 1);
+	rcuradix_thread_cache_flush();
+	cr_assert_eq(idr_preload(GFP_KERNEL), 0);
+	rt_fault_fail_all(true);
+	before = stats();
+	cr_assert_eq(ida_alloc_min(&ida, INT_MAX - 5, GFP_NOWAIT), INT_MAX - 5);
+	after = stats();
+	rt_fault_fail_all(false);
+	idr_preload_end();
+	cr_assert_eq(after.nodes_allocated, before.nodes_allocated, "the allocator was asked");
+	cr_assert_gt(before.nodes_reserved - after.nodes_reserved, 2, "a tree grown by levels");
+	verify(&ida);
+	ida_free(&ida, INT_MAX - 5);
+	ida_free(&ida, 0);
+	finish(&ida);
+}
+
+/* ---- memory ----------------------------------------------------------- */
+
+Test(ida, a_million_dense_ids_take_at_most_a_fifth_of_a_byte_each, .timeout = 120)
+{
+	const unsigned int n = 1U << 20;
+	struct rcuradix_stats before, after;
+	unsigned long bytes;
+
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	before = stats();
+	for (unsigned int id = 0; id < n; id++) {
+		int ret = ida_alloc(&ida, GFP_KERNEL);
+
+		if (ret != (int)id)
+			cr_assert_fail("ida_alloc() returned %d, expected %u", ret, id);
+	}
+	after = stats();
+	bytes = after.bytes_live - before.bytes_live;
+	/* The bitmaps alone are an eighth of a byte per id. */
+	cr_assert_geq(bytes, n / 8);
+	cr_assert_leq(bytes * 5, n, "%u ids take %lu bytes: %.4f bytes per id", n, bytes,
+		      (double)bytes / n);
+	cr_assert_eq(after.nodes_reserved, before.nodes_reserved);
+	verify(&ida);
+	cr_assert_eq(ida_alloc_max(&ida, n - 1, GFP_KERNEL), -ENOSPC);
+
+	for (unsigned int id = n; id-- > 0;)
+		ida_free(&ida, id);
+	cr_assert(ida_is_empty(&ida));
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	after = stats();
+	cr_assert_eq(after.bytes_live, before.bytes_live, "%lu bytes left of the ids",
+		     after.bytes_live - before.bytes_live);
+	finish(&ida);
+}
