@@ -333,6 +333,11 @@ void tteardown(struct radix_tree_root *tree, const struct tflavor *fl)
 	for (size_t i = 0; i < nr; i++)
 		titem_free_now(items[i]);
 	free(items);
+	treclaim(fl);
+}
+
+void treclaim(const struct tflavor *fl)
+{
 	/* barrier() waits for every callback; it must not run inside a
 	 * read-side section, which for QSBR means online. */
 	if (fl->qsbr)

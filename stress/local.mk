@@ -9,7 +9,8 @@
 # arguments; stress/run-case.sh runs it.  TORTURE_DURATION=S overrides every
 # case's duration, TORTURE_SEED=X replays a seed.
 
-TORTURE_SOURCES = stress/torture.c stress/scenarios.c stress/common.c stress/torture.h
+TORTURE_SOURCES = stress/torture.c stress/scenarios.c stress/idr-torture.c stress/common.c \
+	stress/torture.h
 TORTURE_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS) $(URCU_QSBR_CFLAGS) \
 	$(URCU_MB_CFLAGS) $(URCU_BP_CFLAGS)
 TORTURE_LIBS = $(URCU_MEMB_LIBS) $(URCU_QSBR_LIBS) $(URCU_MB_LIBS) $(URCU_BP_LIBS) \
@@ -57,7 +58,11 @@ TORTURE_CASES = \
 	stress/cases/memb-uniform64-64.torture \
 	stress/cases/qsbr-uniform64-8.torture \
 	stress/cases/qsbr-mixed-64.torture \
-	stress/cases/memb-mixed-8.torture
+	stress/cases/memb-mixed-8.torture \
+	stress/cases/memb-idr-64.torture \
+	stress/cases/qsbr-idr-64.torture \
+	stress/cases/memb-idr-8.torture \
+	stress/cases/qsbr-idr-8.torture
 
 TESTS += $(TORTURE_CASES)
 TEST_EXTENSIONS += .torture

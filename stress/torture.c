@@ -45,7 +45,8 @@
  *
  * Errors are counted in the threads; main prints a SUMMARY line and exits
  * non-zero on any error or leak.  --scenario runs one of the regression
- * scenarios of scenarios.c instead.
+ * scenarios of scenarios.c instead, and --idr the IDR torture of
+ * idr-torture.c.
  */
 #include "config.h"
 
@@ -71,6 +72,7 @@
 #define QS_EVERY 1024UL    /* QSBR readers: quiescent state every 1024 ops */
 #define IDLE_EVERY 65536UL /* readers go idle (QSBR: offline) this often */
 #define MAX_GANG 256U
+#define MAX_IDR_BASE (1UL << 30) /* with --keys <= 2^24: int ids */
 
 /* The distributions from DIST_PREFIX on draw their keys into a table. */
 enum distribution {
@@ -100,7 +102,8 @@ static struct {
 	enum distribution dist;
 	const struct tflavor *fl;
 	uint64_t seed;
-	bool yield;
+	bool yield, idr;
+	unsigned long idr_base;
 	const char *scenario;
 } opt = {
 	.readers = 2, .writers = 2, .gang = 16, .tags = 3, .duration = 5.0,
@@ -2332,8 +2335,14 @@ static void usage(FILE *f)
 		fprintf(f, " %s", tscenario_names[i]);
 	fprintf(f, "\n"
 		"                      (uses --flavor, --duration, --readers, --gang, --yield)\n"
+		"  --idr               torture an IDR instead: writers allocate, reserve, replace\n"
+		"                      and remove ids, readers find and walk them (uses --flavor,\n"
+		"                      --duration, --readers, --writers, --keys: the ids shared\n"
+		"                      by the writers, --seed, --yield)\n"
+		"  --idr-base B        the IDR's lowest id (default 0, at most %lu)\n"
 		"  --help              this text\n"
-		"Exit status: 0 clean; 1 errors or leaks; 2 bad usage; 3 a thread got stuck.\n");
+		"Exit status: 0 clean; 1 errors or leaks; 2 bad usage; 3 a thread got stuck.\n",
+		MAX_IDR_BASE);
 }
 
 static unsigned long parse_ulong(const char *s, const char *what)
@@ -2365,6 +2374,8 @@ static void parse_options(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "yield", no_argument, NULL, 'y' },
 		{ "scenario", required_argument, NULL, 'S' },
+		{ "idr", no_argument, NULL, 'I' },
+		{ "idr-base", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2406,6 +2417,8 @@ static void parse_options(int argc, char **argv)
 		case 's': opt.seed = parse_ulong(optarg, "--seed"); seeded = true; break;
 		case 'y': opt.yield = true; break;
 		case 'S': opt.scenario = optarg; break;
+		case 'I': opt.idr = true; break;
+		case 'B': opt.idr_base = parse_ulong(optarg, "--idr-base"); break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -2413,6 +2426,10 @@ static void parse_options(int argc, char **argv)
 	if (optind < argc || opt.readers > 256 || opt.writers > 256 || !opt.keys ||
 	    opt.keys > (1UL << 24) || opt.gang < 1 || opt.gang > MAX_GANG || opt.tags < 1 ||
 	    opt.tags > RADIX_TREE_MAX_TAGS) {
+		usage(stderr);
+		exit(2);
+	}
+	if ((opt.idr && opt.scenario) || opt.idr_base > MAX_IDR_BASE) {
 		usage(stderr);
 		exit(2);
 	}
@@ -2447,6 +2464,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return ret;
+	}
+	if (opt.idr) {
+		struct tidr_opts io = { opt.fl, opt.duration, opt.readers, opt.writers, opt.keys,
+					opt.idr_base, opt.yield };
+
+		return tidr_run(&io);
 	}
 	return torture();
 }

@@ -5,8 +5,9 @@
  * validate (key, magic, generation, tag flags; poisoned and quarantined when
  * freed), error reporting, a seeded RNG and small thread helpers.
  *
- * Only the public API is used (<rcuradix/radix-tree.h>): the program links
- * the installed shared library, or the 8-slot test build of the same sources.
+ * Only the public API is used (<rcuradix/radix-tree.h>, <rcuradix/idr.h>):
+ * the program links the installed shared library, or the 8-slot test build
+ * of the same sources.
  */
 #ifndef RCURADIX_TORTURE_H
 #define RCURADIX_TORTURE_H
@@ -158,6 +159,13 @@ void tmonitor(struct tbeat *const *beats, unsigned int n, double duration, int *
 void tteardown(struct radix_tree_root *tree, const struct tflavor *fl);
 
 /*
+ * treclaim() - the end of tteardown(), for a caller that freed its items
+ * itself: wait for every call_rcu callback of @fl (QSBR: offline
+ * meanwhile), empty the quarantine and the calling thread's node reserve.
+ */
+void treclaim(const struct tflavor *fl);
+
+/*
  * tsummary() - the last line of a run, after tteardown() and the caller's
  * unregistration: node counters and the item count must be back to zero
  * (else an error is counted); prints "SUMMARY result=PASS|FAIL flavor=...
@@ -182,5 +190,19 @@ struct tscenario_opts {
 int tscenario_run(const char *name, const struct tscenario_opts *opts);
 /* The scenario names, for --help. */
 extern const char *const tscenario_names[];
+
+/* ---- the IDR mode (idr-torture.c) -------------------------------------- */
+
+struct tidr_opts {
+	const struct tflavor *fl;
+	double duration;
+	unsigned int readers, writers;
+	unsigned long ids;  /* ids base .. base + ids - 1 shared by the writers */
+	unsigned long base; /* idr_init_flavor()'s base */
+	bool yield;
+};
+
+/* Run the IDR torture (--idr); returns the process exit status. */
+int tidr_run(const struct tidr_opts *opts);
 
 #endif
