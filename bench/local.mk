@@ -17,6 +17,9 @@
 #   bench/walk-probe       instructions per item of a walk, under callgrind.
 #   bench/lookup-ab        lookups of two builds of librcuradix, side by side
 #                          in one process (small differences on a noisy machine).
+#   bench/idr-bench        the IDR and IDA against a mutex with a free list or a
+#                          bitmap next to cds_lfht (`make bench-idr`; needs no
+#                          Judy); tests/idr-bench-smoke.sh keeps it from rotting.
 
 BENCH_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/bench $(NODE_ALLOC_CPPFLAGS) \
 	$(URCU_MEMB_CFLAGS) $(URCU_CDS_CFLAGS)
@@ -73,6 +76,23 @@ clean-local: clean-bench-plots
 clean-bench-plots:
 	-rm -rf bench-plots
 .PHONY: clean-bench-plots
+
+# The IDR and IDA against what applications write without them
+# (doc/performance.md, "IDR and IDA"): liburcu-cds, which configure requires,
+# and no Judy.  bench-idr: N = 2^20, 5 repetitions (1.5 minutes on 2 CPUs);
+# bench/idr-bench --full adds the pair cost at 2^22 and 2^24 ids.
+noinst_PROGRAMS += bench/idr-bench
+bench_idr_bench_SOURCES = bench/idr.c bench/bench.h bench/util.c bench/keys.c
+bench_idr_bench_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_idr_bench_LDADD = lib/librcuradix.la $(URCU_CDS_LIBS) $(URCU_MEMB_LIBS) \
+	$(PTHREAD_LIBS) -ldl -lm
+TESTS += tests/idr-bench-smoke.sh
+EXTRA_DIST += tests/idr-bench-smoke.sh
+bench-idr: bench/idr-bench
+	./bench/idr-bench --csv bench-idr.csv
+	@echo "CSV: bench-idr.csv"
+.PHONY: bench-idr
+CLEANFILES += bench-idr.csv
 
 # The cache lines a lookup reads, rcuradix against JudyL (callgrind's cache
 # simulation; bench/lines-probe.sh prints the table).  Not under sanitizers,

@@ -1,0 +1,1654 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * idr.c - idr-bench: rcuradix's IDR and IDA next to what an application
+ * writes without them, in one run, on the same ids:
+ *
+ *   rcuradix IDR        idr_alloc() (the lowest free id), idr_remove(),
+ *                       idr_find() inside urcu_memb_read_lock()
+ *   mutex+freelist+lfht a pthread mutex over a stack of freed ids and a
+ *                       next-never-used counter (NOT the lowest free id),
+ *                       and liburcu's cds_lfht (urcu-memb) for lock-free
+ *                       id -> pointer lookups
+ *   mutex+bitmap+lfht   a pthread mutex over a 64-ary multi-level bitmap
+ *                       (a summary word per 64 words) giving the lowest
+ *                       free id, and the same cds_lfht; its bitmap alone
+ *                       (mutex+bitmap) is the IDA's peer
+ *   plain radix tree    radix_tree_insert/delete/lookup on the same dense
+ *                       keys 0..N-1: the reference idr_find is held to
+ *
+ * Tables: churn (remove a random live id, allocate one; 1 and 2 threads)
+ * and lookups of random live ids (1 reader, alone and next to a churning
+ * writer) at N live ids; the cost of a remove+alloc pair from 2^10 to
+ * 2^20 live ids (2^24 with --full); the IDA's free+alloc churn and bytes
+ * per id against the bitmap.  Cells are median [min] of interleaved
+ * repetitions (A B C D A B C D ...) and the ratio peer / rcuradix of the
+ * medians, as rcuradix-bench prints them.  Every measurement checks its
+ * results (ids in order when filling, the lowest free id where the peer
+ * claims it, the pointer each lookup finds, the whole map afterwards) and
+ * stops the run otherwise.
+ *
+ *   idr-bench              N = 2^20, 5 repetitions (1.5 minutes on 2 CPUs)
+ *   idr-bench --full       the pair cost up to 2^24 live ids too
+ *   idr-bench --quick      tiny sizes, one repetition (make check)
+ *   idr-bench --help       every option
+ */
+#define _GNU_SOURCE 1
+#include "config.h"
+
+#include "bench.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <malloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rcuradix/idr.h>
+#include <rcuradix/radix-tree.h>
+#include <urcu/rculfhash.h>
+#include <urcu/uatomic.h>
+
+/* ---- columns ------------------------------------------------------------ */
+
+enum { C_RR, C_FREELIST, C_BITMAP, C_TREE, NCOLS };
+
+/* The tables (util.c) name their columns through peers[]: here they are the
+ * structures of this program, renamed for the IDA table. */
+static struct peer_ops columns[NPEERS] = {
+	{ .name = "rcuradix IDR" },	   { .name = "mutex+freelist+lfht" },
+	{ .name = "mutex+bitmap+lfht" }, { .name = "plain radix tree" },
+	{ .name = "unused" },
+};
+const struct peer_ops *const peers[NPEERS] = { &columns[0], &columns[1], &columns[2],
+					       &columns[3], &columns[4] };
+
+static void name_columns(bool ida)
+{
+	columns[C_RR].name = ida ? "rcuradix IDA" : "rcuradix IDR";
+	columns[C_BITMAP].name = ida ? "mutex+bitmap" : "mutex+bitmap+lfht";
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* ---- rcuradix memory: the library's live node bytes -------------------- */
+
+/* Bytes of nodes (and IDA bitmaps) held by trees, once the grace periods
+ * pending have passed and this thread's reserve went back. */
+static double rr_live_bytes(void)
+{
+	struct rcuradix_stats st;
+
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	if (rcuradix_get_stats(&st, sizeof(st)))
+		die("rcuradix_get_stats failed");
+	return (double)st.bytes_live - (double)st.bytes_reserved - (double)st.bytes_pending;
+}
+
+/* ---- an id map: the IDR and its peers ----------------------------------- */
+
+struct idmap_ops {
+	bool lowest; /* hands out the lowest free id */
+	void *(*create)(size_t n);
+	void (*destroy)(void *m);
+	/* The new id, or a negative errno.  NULL for the plain tree, which
+	 * cannot allocate: it inserts at a key instead. */
+	long (*alloc)(void *m, void *item);
+	int (*insert)(void *m, unsigned long id, void *item);
+	void *(*remove)(void *m, unsigned long id);
+	void *(*find)(void *m, unsigned long id); /* an RCU reader */
+	double (*bytes)(void *m, size_t n);       /* memory, with @n ids */
+};
+
+/* rcuradix IDR */
+
+struct rr_idr {
+	struct idr idr;
+	double live0;
+};
+
+static void *ri_create(size_t n)
+{
+	struct rr_idr *w = xcalloc(1, sizeof(*w));
+
+	(void)n;
+	w->live0 = rr_live_bytes();
+	idr_init(&w->idr);
+	return w;
+}
+
+static void ri_destroy(void *m)
+{
+	struct rr_idr *w = m;
+
+	idr_destroy(&w->idr);
+	urcu_memb_barrier();
+	free(w);
+}
+
+static long ri_alloc(void *m, void *item)
+{
+	return idr_alloc(&((struct rr_idr *)m)->idr, item, 0, 0, GFP_KERNEL);
+}
+
+static void *ri_remove(void *m, unsigned long id)
+{
+	return idr_remove(&((struct rr_idr *)m)->idr, id);
+}
+
+static void *ri_find(void *m, unsigned long id)
+{
+	void *item;
+
+	urcu_memb_read_lock();
+	item = idr_find(&((struct rr_idr *)m)->idr, id);
+	urcu_memb_read_unlock();
+	return item;
+}
+
+static double ri_bytes(void *m, size_t n)
+{
+	(void)n;
+	return rr_live_bytes() - ((struct rr_idr *)m)->live0;
+}
+
+static const struct idmap_ops map_rr = {
+	.lowest = true,
+	.create = ri_create,
+	.destroy = ri_destroy,
+	.alloc = ri_alloc,
+	.remove = ri_remove,
+	.find = ri_find,
+	.bytes = ri_bytes,
+};
+
+/* The plain tree: keys 0..N-1 inserted, deleted and inserted again. */
+
+struct rr_tree {
+	struct radix_tree_root root;
+	double live0;
+};
+
+static void *rt_create(size_t n)
+{
+	struct rr_tree *w = xcalloc(1, sizeof(*w));
+
+	(void)n;
+	w->live0 = rr_live_bytes();
+	radix_tree_init_flavor(&w->root, GFP_KERNEL, &urcu_memb_flavor);
+	return w;
+}
+
+static void rt_destroy(void *m)
+{
+	struct rr_tree *w = m;
+
+	radix_tree_destroy(&w->root);
+	urcu_memb_barrier();
+	free(w);
+}
+
+static int rt_insert(void *m, unsigned long id, void *item)
+{
+	return radix_tree_insert(&((struct rr_tree *)m)->root, id, item);
+}
+
+static void *rt_remove(void *m, unsigned long id)
+{
+	return radix_tree_delete(&((struct rr_tree *)m)->root, id);
+}
+
+static void *rt_find(void *m, unsigned long id)
+{
+	void *item;
+
+	urcu_memb_read_lock();
+	item = radix_tree_lookup(&((struct rr_tree *)m)->root, id);
+	urcu_memb_read_unlock();
+	return item;
+}
+
+static double rt_bytes(void *m, size_t n)
+{
+	(void)n;
+	return rr_live_bytes() - ((struct rr_tree *)m)->live0;
+}
+
+static const struct idmap_ops map_tree = {
+	.lowest = false,
+	.create = rt_create,
+	.destroy = rt_destroy,
+	.insert = rt_insert,
+	.remove = rt_remove,
+	.find = rt_find,
+	.bytes = rt_bytes,
+};
+
+/* cds_lfht from id to item, shared by both mutex peers: pre-sized to the
+ * next power of two >= N buckets, no automatic resize (as rcuradix-bench's
+ * lfht peer); updates run outside the peers' mutex, the id being theirs. */
+
+struct lfmap {
+	struct cds_lfht *ht;
+	unsigned long buckets;
+};
+
+struct lf_node {
+	struct cds_lfht_node node;
+	unsigned long id;
+	void *item;
+	struct rcu_head rcu;
+};
+
+static size_t lf_node_chunk; /* bytes glibc takes for one lf_node */
+
+static int lf_match(struct cds_lfht_node *node, const void *key)
+{
+	return caa_container_of(node, struct lf_node, node)->id == *(const unsigned long *)key;
+}
+
+static void lfmap_init(struct lfmap *l, size_t n)
+{
+	unsigned long b = 1;
+
+	while (b < n)
+		b <<= 1;
+	l->buckets = b;
+	l->ht = cds_lfht_new_flavor(b, b, b, 0, &urcu_memb_flavor, NULL);
+	if (!l->ht)
+		die("cds_lfht_new_flavor failed");
+}
+
+static void lfmap_add(struct lfmap *l, unsigned long id, void *item)
+{
+	struct lf_node *n = malloc(sizeof(*n));
+	struct cds_lfht_node *got;
+
+	if (!n)
+		die("out of memory");
+	cds_lfht_node_init(&n->node);
+	n->id = id;
+	n->item = item;
+	urcu_memb_read_lock();
+	got = cds_lfht_add_unique(l->ht, mix64(id), lf_match, &id, &n->node);
+	urcu_memb_read_unlock();
+	if (got != &n->node)
+		die("lfht: id %lu handed out while still in the table", id);
+}
+
+static void lf_free_cb(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct lf_node, rcu));
+}
+
+static void *lfmap_del(struct lfmap *l, unsigned long id)
+{
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	void *item = NULL;
+
+	urcu_memb_read_lock();
+	cds_lfht_lookup(l->ht, mix64(id), lf_match, &id, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	if (node && cds_lfht_del(l->ht, node) == 0) {
+		struct lf_node *n = caa_container_of(node, struct lf_node, node);
+
+		item = n->item;
+		/* Readers may still hold the node. */
+		urcu_memb_call_rcu(&n->rcu, lf_free_cb);
+	}
+	urcu_memb_read_unlock();
+	return item;
+}
+
+static void *lfmap_find(struct lfmap *l, unsigned long id)
+{
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	void *item = NULL;
+
+	urcu_memb_read_lock();
+	cds_lfht_lookup(l->ht, mix64(id), lf_match, &id, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	if (node)
+		item = caa_container_of(node, struct lf_node, node)->item;
+	urcu_memb_read_unlock();
+	return item;
+}
+
+/* No reader is left: unlink every node, wait for one grace period, free. */
+static void lfmap_destroy(struct lfmap *l, size_t n)
+{
+	struct lf_node **all = xcalloc(n, sizeof(*all)), *node;
+	struct cds_lfht_iter iter;
+	size_t i, count = 0;
+
+	urcu_memb_read_lock();
+	cds_lfht_for_each_entry(l->ht, &iter, node, node) {
+		if (cds_lfht_del(l->ht, &node->node) == 0) {
+			if (count == n)
+				die("lfht: more than %zu ids in the table", n);
+			all[count++] = node;
+		}
+	}
+	urcu_memb_read_unlock();
+	urcu_memb_synchronize_rcu();
+	for (i = 0; i < count; i++)
+		free(all[i]);
+	free(all);
+	if (cds_lfht_destroy(l->ht, NULL))
+		die("cds_lfht_destroy failed");
+}
+
+/* Nodes at glibc's chunk size, and a 16-byte bucket each. */
+static double lfmap_bytes(const struct lfmap *l, size_t n)
+{
+	return (double)n * (double)lf_node_chunk +
+	       (double)l->buckets * (double)sizeof(struct cds_lfht_node);
+}
+
+/* mutex + free list + lfht */
+
+struct freelist {
+	pthread_mutex_t lock;
+	unsigned long *stack; /* freed ids, the last freed on top */
+	size_t top, cap;
+	unsigned long next; /* the next id never handed out */
+	size_t n;
+	struct lfmap map;
+};
+
+static void *fl_create(size_t n)
+{
+	struct freelist *f = xcalloc(1, sizeof(*f));
+
+	pthread_mutex_init(&f->lock, NULL);
+	f->cap = 64;
+	f->stack = xcalloc(f->cap, sizeof(*f->stack));
+	f->n = n;
+	lfmap_init(&f->map, n);
+	return f;
+}
+
+static void fl_destroy(void *m)
+{
+	struct freelist *f = m;
+
+	lfmap_destroy(&f->map, f->n);
+	pthread_mutex_destroy(&f->lock);
+	free(f->stack);
+	free(f);
+}
+
+static long fl_alloc(void *m, void *item)
+{
+	struct freelist *f = m;
+	unsigned long id;
+
+	pthread_mutex_lock(&f->lock);
+	id = f->top ? f->stack[--f->top] : f->next++;
+	pthread_mutex_unlock(&f->lock);
+	lfmap_add(&f->map, id, item);
+	return (long)id;
+}
+
+static void *fl_remove(void *m, unsigned long id)
+{
+	struct freelist *f = m;
+	void *item = lfmap_del(&f->map, id);
+
+	if (!item)
+		return NULL;
+	pthread_mutex_lock(&f->lock);
+	if (f->top == f->cap) {
+		unsigned long *s = realloc(f->stack, 2 * f->cap * sizeof(*s));
+
+		if (!s)
+			die("out of memory");
+		f->stack = s;
+		f->cap *= 2;
+	}
+	f->stack[f->top++] = id;
+	pthread_mutex_unlock(&f->lock);
+	return item;
+}
+
+static void *fl_find(void *m, unsigned long id)
+{
+	return lfmap_find(&((struct freelist *)m)->map, id);
+}
+
+static double fl_bytes(void *m, size_t n)
+{
+	struct freelist *f = m;
+
+	return lfmap_bytes(&f->map, n) + (double)f->cap * sizeof(*f->stack);
+}
+
+static const struct idmap_ops map_freelist = {
+	.lowest = false,
+	.create = fl_create,
+	.destroy = fl_destroy,
+	.alloc = fl_alloc,
+	.remove = fl_remove,
+	.find = fl_find,
+	.bytes = fl_bytes,
+};
+
+/*
+ * A multi-level bitmap of used ids, sized for @cap ids: level 0 has a bit
+ * per id (1: used), level l a bit per word of level l-1 (1: that word is
+ * full), up to a single word.  The lowest free id is found by descending
+ * from the top word, one find-first-zero per level; bits past the end are
+ * set, so they are never handed out.
+ */
+#define BM_LEVELS 8
+
+struct bitmap {
+	int levels;
+	size_t words[BM_LEVELS];
+	uint64_t *lev[BM_LEVELS];
+};
+
+/* Set bit @i of level @l, and above it the bits of the words that filled. */
+static void bm_set(struct bitmap *b, int l, size_t i)
+{
+	for (; l < b->levels; l++) {
+		uint64_t *w = &b->lev[l][i / 64];
+
+		*w |= 1ULL << (i % 64);
+		if (*w != ~0ULL)
+			return;
+		i /= 64;
+	}
+}
+
+static void bm_init(struct bitmap *b, size_t cap)
+{
+	size_t w = (cap + 63) / 64, i;
+	int l;
+
+	memset(b, 0, sizeof(*b));
+	for (;;) {
+		if (b->levels == BM_LEVELS)
+			die("bitmap: %zu ids is too many", cap);
+		b->words[b->levels] = w;
+		b->lev[b->levels++] = xcalloc(w, sizeof(uint64_t));
+		if (w == 1)
+			break;
+		w = (w + 63) / 64;
+	}
+	for (i = cap; i < b->words[0] * 64; i++)
+		bm_set(b, 0, i);
+	for (l = 1; l < b->levels; l++)
+		for (i = b->words[l - 1]; i < b->words[l] * 64; i++)
+			bm_set(b, l, i);
+}
+
+static void bm_free(struct bitmap *b)
+{
+	int l;
+
+	for (l = 0; l < b->levels; l++)
+		free(b->lev[l]);
+}
+
+/* The lowest free id, marked used; -ENOSPC if none. */
+static long bm_alloc(struct bitmap *b)
+{
+	size_t i = 0;
+	int l;
+
+	if (b->lev[b->levels - 1][0] == ~0ULL)
+		return -ENOSPC;
+	for (l = b->levels - 1; l >= 0; l--)
+		i = i * 64 + (size_t)__builtin_ctzll(~b->lev[l][i]);
+	bm_set(b, 0, i);
+	return (long)i;
+}
+
+/* Free id @i: false if it was not used. */
+static bool bm_clear(struct bitmap *b, size_t i)
+{
+	int l;
+
+	if (i >= b->words[0] * 64 || !(b->lev[0][i / 64] & (1ULL << (i % 64))))
+		return false;
+	for (l = 0; l < b->levels; l++) {
+		uint64_t *w = &b->lev[l][i / 64];
+		bool was_full = *w == ~0ULL;
+
+		*w &= ~(1ULL << (i % 64));
+		if (!was_full)
+			break;
+		i /= 64;
+	}
+	return true;
+}
+
+static double bm_bytes(const struct bitmap *b)
+{
+	size_t w = 0;
+	int l;
+
+	for (l = 0; l < b->levels; l++)
+		w += b->words[l];
+	return (double)w * sizeof(uint64_t);
+}
+
+/* mutex + bitmap (+ lfht for the id map) */
+
+struct bitmap_map {
+	pthread_mutex_t lock;
+	struct bitmap bm;
+	size_t n;
+	struct lfmap map; /* unused by the IDA peer */
+};
+
+static struct bitmap_map *bmm_create(size_t n, bool with_map)
+{
+	struct bitmap_map *b = xcalloc(1, sizeof(*b));
+
+	pthread_mutex_init(&b->lock, NULL);
+	bm_init(&b->bm, n);
+	b->n = n;
+	if (with_map)
+		lfmap_init(&b->map, n);
+	return b;
+}
+
+static void bmm_destroy(struct bitmap_map *b)
+{
+	if (b->map.ht)
+		lfmap_destroy(&b->map, b->n);
+	pthread_mutex_destroy(&b->lock);
+	bm_free(&b->bm);
+	free(b);
+}
+
+static long bmm_alloc_id(struct bitmap_map *b)
+{
+	long id;
+
+	pthread_mutex_lock(&b->lock);
+	id = bm_alloc(&b->bm);
+	pthread_mutex_unlock(&b->lock);
+	return id;
+}
+
+static void bmm_free_id(struct bitmap_map *b, unsigned long id)
+{
+	bool ok;
+
+	pthread_mutex_lock(&b->lock);
+	ok = bm_clear(&b->bm, id);
+	pthread_mutex_unlock(&b->lock);
+	if (!ok)
+		die("mutex+bitmap: id %lu freed but not allocated", id);
+}
+
+static void *bl_create(size_t n)
+{
+	return bmm_create(n, true);
+}
+
+static void bl_destroy(void *m)
+{
+	bmm_destroy(m);
+}
+
+static long bl_alloc(void *m, void *item)
+{
+	long id = bmm_alloc_id(m);
+
+	if (id >= 0)
+		lfmap_add(&((struct bitmap_map *)m)->map, (unsigned long)id, item);
+	return id;
+}
+
+static void *bl_remove(void *m, unsigned long id)
+{
+	void *item = lfmap_del(&((struct bitmap_map *)m)->map, id);
+
+	if (item)
+		bmm_free_id(m, id);
+	return item;
+}
+
+static void *bl_find(void *m, unsigned long id)
+{
+	return lfmap_find(&((struct bitmap_map *)m)->map, id);
+}
+
+static double bl_bytes(void *m, size_t n)
+{
+	struct bitmap_map *b = m;
+
+	return lfmap_bytes(&b->map, n) + bm_bytes(&b->bm);
+}
+
+static const struct idmap_ops map_bitmap = {
+	.lowest = true,
+	.create = bl_create,
+	.destroy = bl_destroy,
+	.alloc = bl_alloc,
+	.remove = bl_remove,
+	.find = bl_find,
+	.bytes = bl_bytes,
+};
+
+static const struct idmap_ops *const maps[NCOLS] = {
+	[C_RR] = &map_rr,
+	[C_FREELIST] = &map_freelist,
+	[C_BITMAP] = &map_bitmap,
+	[C_TREE] = &map_tree,
+};
+
+/* ---- an id allocator: the IDA and the bitmap ---------------------------- */
+
+struct idalloc_ops {
+	void *(*create)(size_t n);
+	void (*destroy)(void *a);
+	long (*alloc)(void *a); /* the lowest free id, or a negative errno */
+	bool full_at_n;         /* sized for N ids: the (N+1)th is -ENOSPC */
+	void (*free)(void *a, unsigned long id);
+	double (*bytes)(void *a, size_t n);
+};
+
+struct rr_ida {
+	struct ida ida;
+	double live0;
+};
+
+static void *ra_create(size_t n)
+{
+	struct rr_ida *w = xcalloc(1, sizeof(*w));
+
+	(void)n;
+	w->live0 = rr_live_bytes();
+	ida_init(&w->ida);
+	return w;
+}
+
+static void ra_destroy(void *a)
+{
+	struct rr_ida *w = a;
+
+	ida_destroy(&w->ida);
+	urcu_memb_barrier();
+	free(w);
+}
+
+static long ra_alloc(void *a)
+{
+	return ida_alloc(&((struct rr_ida *)a)->ida, GFP_KERNEL);
+}
+
+static void ra_free(void *a, unsigned long id)
+{
+	ida_free(&((struct rr_ida *)a)->ida, (unsigned int)id);
+}
+
+/* The library's count, checked against the tree's nodes plus a 128-byte
+ * bitmap per 1,024 ids (idr.h). */
+static double ra_bytes(void *a, size_t n)
+{
+	struct rr_ida *w = a;
+	double bytes = rr_live_bytes() - w->live0, expect;
+	struct radix_tree_memstat mem;
+
+	if (radix_tree_memory(&w->ida.ida_rt, &mem))
+		die("rcuradix IDA: radix_tree_memory failed");
+	expect = (double)mem.node_bytes + (double)((n + 1023) / 1024) * 128;
+	if (bytes != expect)
+		die("rcuradix IDA: %.0f bytes live for %zu ids, but %lu of nodes and %zu "
+		    "bitmaps make %.0f",
+		    bytes, n, mem.node_bytes, (n + 1023) / 1024, expect);
+	return bytes;
+}
+
+static const struct idalloc_ops ida_rr = {
+	.create = ra_create,
+	.destroy = ra_destroy,
+	.alloc = ra_alloc,
+	.free = ra_free,
+	.bytes = ra_bytes,
+};
+
+static void *ba_create(size_t n)
+{
+	return bmm_create(n, false);
+}
+
+static void ba_destroy(void *a)
+{
+	bmm_destroy(a);
+}
+
+static long ba_alloc(void *a)
+{
+	return bmm_alloc_id(a);
+}
+
+static void ba_free(void *a, unsigned long id)
+{
+	bmm_free_id(a, id);
+}
+
+static double ba_bytes(void *a, size_t n)
+{
+	(void)n;
+	return bm_bytes(&((struct bitmap_map *)a)->bm);
+}
+
+static const struct idalloc_ops ida_bitmap = {
+	.full_at_n = true,
+	.create = ba_create,
+	.destroy = ba_destroy,
+	.alloc = ba_alloc,
+	.free = ba_free,
+	.bytes = ba_bytes,
+};
+
+/* ---- configuration ------------------------------------------------------ */
+
+/* The largest N of the pair-cost table: the default run and --full. */
+#define BY_N_MAX 20
+#define BY_N_MAX_FULL 24
+
+struct config {
+	int log2n;   /* N of the churn, lookup and IDA tables */
+	int reps;
+	int by_n_max; /* log2 of the pair-cost table's largest N */
+	size_t min_ops, max_ops;
+	bool quick, full, verbose;
+	uint64_t seed;
+	const char *csv;
+};
+
+/* Operations per measurement: N, within [min_ops, max_ops]. */
+static size_t ops_for(const struct config *c, size_t n)
+{
+	return n < c->min_ops ? c->min_ops : n > c->max_ops ? c->max_ops : n;
+}
+
+/* ---- the state of one pass ---------------------------------------------- */
+
+/*
+ * Items are pointers into slot[]: slot[i] holds the id whose item is
+ * &slot[i], as an application's object holds its own id.  Filling gives
+ * slot i id i; a remove+alloc by one thread gets the removed id back (the
+ * only free one), so the map stays id i -> &slot[i] and readers check a
+ * lookup's result by comparing pointers, without loading the object.  Two
+ * threads churning move ids between their slots: the map is checked as a
+ * whole afterwards.
+ */
+struct pass {
+	const struct config *c;
+	size_t n;
+	unsigned long *slot;
+	unsigned long *order; /* random permutation of 0..n-1: lookup order */
+	const char *name;     /* for messages */
+};
+
+static volatile uintptr_t sink;
+
+/* Record @v for column @col in row @op of @t. */
+static void record(struct table *t, int col, const char *op, double v)
+{
+	if (!isnan(v))
+		cell_add(&table_row(t, op, "", false)->c[col], v);
+}
+
+/* Fill ids 0..n-1 in order: ns per id (CPU time).  Checks each id. */
+static double fill(const struct idmap_ops *p, void *m, struct pass *x)
+{
+	double t0 = thread_cpu_ns();
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		x->slot[i] = i;
+		if (p->alloc) {
+			long id = p->alloc(m, &x->slot[i]);
+
+			if (id != (long)i)
+				die("%s: fill: allocation %zu returned id %ld, expected %zu", x->name,
+				    i, id, i);
+		} else if (p->insert(m, i, &x->slot[i]) != 0) {
+			die("%s: fill: insert of key %zu failed", x->name, i);
+		}
+	}
+	return (thread_cpu_ns() - t0) / (double)x->n;
+}
+
+/* Every slot's id is distinct, below n, and maps to the slot. */
+static void verify_map(const struct idmap_ops *p, void *m, struct pass *x, const char *when)
+{
+	uint64_t *seen = xcalloc((x->n + 63) / 64, sizeof(*seen));
+	size_t i;
+
+	urcu_memb_read_lock();
+	for (i = 0; i < x->n; i++) {
+		unsigned long id = x->slot[i];
+		void *item;
+
+		if (id >= x->n)
+			die("%s: %s: slot %zu holds id %lu, beyond the %zu ids", x->name, when, i,
+			    id, x->n);
+		if (seen[id / 64] & (1ULL << (id % 64)))
+			die("%s: %s: id %lu held by two slots", x->name, when, id);
+		seen[id / 64] |= 1ULL << (id % 64);
+		item = p->find(m, id);
+		if (item != &x->slot[i])
+			die("%s: %s: id %lu maps to %p, expected %p", x->name, when, id, item,
+			    (void *)&x->slot[i]);
+	}
+	urcu_memb_read_unlock();
+	free(seen);
+}
+
+/*
+ * Free three random ids, in an order that is neither ascending nor
+ * descending, and allocate three: a lowest-free peer must return them in
+ * ascending order, the free list in the reverse order of the frees.
+ * Untimed; leaves the map as it was.
+ */
+static void check_lowest(const struct idmap_ops *p, void *m, struct pass *x, struct rng *r)
+{
+	unsigned long ids[3], want[3];
+	int i;
+
+	if (!p->alloc || x->n < 3)
+		return;
+	ids[0] = rng_below(r, x->n);
+	do
+		ids[1] = rng_below(r, x->n);
+	while (ids[1] == ids[0]);
+	do
+		ids[2] = rng_below(r, x->n);
+	while (ids[2] == ids[0] || ids[2] == ids[1]);
+	/* want[]: ascending; ids[]: the free order, middle, highest, lowest. */
+	for (i = 0; i < 3; i++)
+		want[i] = ids[i];
+	for (i = 0; i < 2; i++) {
+		int j;
+
+		for (j = 0; j < 2 - i; j++)
+			if (want[j] > want[j + 1]) {
+				unsigned long tmp = want[j];
+
+				want[j] = want[j + 1];
+				want[j + 1] = tmp;
+			}
+	}
+	ids[0] = want[1];
+	ids[1] = want[2];
+	ids[2] = want[0];
+	for (i = 0; i < 3; i++)
+		if (p->remove(m, ids[i]) != &x->slot[ids[i]])
+			die("%s: removing id %lu did not return its item", x->name, ids[i]);
+	for (i = 0; i < 3; i++) {
+		/* The free list hands the last freed first. */
+		unsigned long expect = p->lowest ? want[i] : ids[2 - i];
+		long id = p->alloc(m, &x->slot[expect]);
+
+		if (id != (long)expect)
+			die("%s: with ids %lu, %lu, %lu free, allocation %d returned %ld, "
+			    "expected %lu%s",
+			    x->name, want[0], want[1], want[2], i + 1, id, expect,
+			    p->lowest ? " (the lowest free id)" : " (the last freed)");
+	}
+}
+
+/* One remove+alloc pair on a map where slot k holds id k: remove a random
+ * id, get it back (the only free id).  The plain tree inserts it again. */
+static inline void churn_step(const struct idmap_ops *p, void *m, struct pass *x, struct rng *r)
+{
+	unsigned long k = rng_below(r, x->n);
+	void *item = p->remove(m, k);
+
+	if (item != &x->slot[k])
+		die("%s: removing id %lu returned %p, expected %p", x->name, k, item,
+		    (void *)&x->slot[k]);
+	if (p->alloc) {
+		long id = p->alloc(m, item);
+
+		if (id != (long)k)
+			die("%s: with only id %lu free, allocation returned %ld", x->name, k, id);
+	} else if (p->insert(m, k, item) != 0) {
+		die("%s: insert of key %lu failed", x->name, k);
+	}
+}
+
+/* Single-thread churn: ns per pair (CPU time), after an untimed eighth. */
+static double churn1(const struct idmap_ops *p, void *m, struct pass *x, size_t pairs,
+		     uint64_t seed)
+{
+	struct rng r;
+	size_t i;
+	double t0;
+
+	rng_seed(&r, seed);
+	for (i = 0; i < pairs / 8; i++)
+		churn_step(p, m, x, &r);
+	t0 = thread_cpu_ns();
+	for (i = 0; i < pairs; i++)
+		churn_step(p, m, x, &r);
+	return (thread_cpu_ns() - t0) / (double)pairs;
+}
+
+/* ---- two threads churning ----------------------------------------------- */
+
+struct churner {
+	const struct idmap_ops *p;
+	void *m;
+	struct pass *x;
+	size_t lo, hi; /* the slots this thread owns */
+	size_t pairs;
+	uint64_t seed;
+	int cpu;
+	pthread_barrier_t *start;
+	pthread_t tid;
+	double cpu_ns;          /* the thread's CPU time while churning */
+	double wall0, wall1;    /* when it started and ended */
+};
+
+static void *churner_main(void *arg)
+{
+	struct churner *ch = arg;
+	const struct idmap_ops *p = ch->p;
+	struct pass *x = ch->x;
+	struct rng r;
+	size_t i;
+
+	rng_seed(&r, ch->seed);
+	pin_to_cpu(ch->cpu);
+	urcu_memb_register_thread();
+	pthread_barrier_wait(ch->start);
+	ch->wall0 = now_ns();
+	ch->cpu_ns = thread_cpu_ns();
+	for (i = 0; i < ch->pairs; i++) {
+		size_t s = ch->lo + rng_below(&r, ch->hi - ch->lo);
+		unsigned long old = x->slot[s];
+		void *item = p->remove(ch->m, old);
+		long id;
+
+		if (item != &x->slot[s])
+			die("%s: 2 threads: removing id %lu returned %p, expected %p", x->name, old,
+			    item, (void *)&x->slot[s]);
+		id = p->alloc(ch->m, item);
+		/* At most two ids are free at a time, all below N: so is the
+		 * lowest free one, and every id on the free list. */
+		if (id < 0 || (size_t)id >= x->n)
+			die("%s: 2 threads: allocation returned %ld with %zu ids live", x->name, id,
+			    x->n - 1);
+		x->slot[s] = (unsigned long)id;
+	}
+	ch->cpu_ns = thread_cpu_ns() - ch->cpu_ns;
+	ch->wall1 = now_ns();
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+/* Two threads, each removing its own ids and allocating: ns per pair over
+ * both, wall time; *@cpu: the CPU time of both per pair. */
+static double churn2(const struct idmap_ops *p, void *m, struct pass *x, size_t pairs,
+		     uint64_t seed, double *cpu)
+{
+	struct churner ch[2];
+	pthread_barrier_t start;
+	double t0;
+	int i;
+
+	pthread_barrier_init(&start, NULL, 2);
+	for (i = 0; i < 2; i++) {
+		ch[i] = (struct churner){ .p = p, .m = m, .x = x, .pairs = pairs / 2,
+					  .seed = seed + (uint64_t)i, .cpu = i, .start = &start };
+		ch[i].lo = (size_t)i * (x->n / 2);
+		ch[i].hi = i ? x->n : x->n / 2;
+		if (pthread_create(&ch[i].tid, NULL, churner_main, &ch[i]))
+			die("pthread_create failed");
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(ch[i].tid, NULL);
+	/* From the first start to the last end, as the threads saw them. */
+	t0 = (ch[0].wall1 > ch[1].wall1 ? ch[0].wall1 : ch[1].wall1) -
+	     (ch[0].wall0 < ch[1].wall0 ? ch[0].wall0 : ch[1].wall0);
+	pthread_barrier_destroy(&start);
+	verify_map(p, m, x, "after 2 threads churned");
+	*cpu = (ch[0].cpu_ns + ch[1].cpu_ns) / (double)(2 * (pairs / 2));
+	return t0 / (double)(2 * (pairs / 2));
+}
+
+/* ---- lookups: a reader, alone or next to a churning writer -------------- */
+
+struct lookup_run {
+	const struct idmap_ops *p;
+	void *m;
+	struct pass *x;
+	size_t ops;
+	bool writer;
+	uint64_t seed;
+	pthread_barrier_t start;
+	int writing; /* the writer has done a pair; the reader waits for it */
+	int stop;    /* the reader is done; the writer polls it */
+	/* Results. */
+	double reader_ns;  /* CPU ns per lookup */
+	size_t nulls;      /* lookups that found the id removed for a moment */
+	double writer_ns;  /* CPU ns per pair of the writer */
+};
+
+static void *reader_main(void *arg)
+{
+	struct lookup_run *run = arg;
+	const struct idmap_ops *p = run->p;
+	struct pass *x = run->x;
+	size_t i, k = 0, nulls = 0;
+	uintptr_t sum = 0;
+	double t0;
+
+	pin_to_cpu(0);
+	urcu_memb_register_thread();
+	pthread_barrier_wait(&run->start);
+	while (run->writer && !uatomic_read(&run->writing))
+		caa_cpu_relax();
+	for (i = 0; i < run->ops / 8; i++) {
+		sum += (uintptr_t)p->find(run->m, x->order[k]);
+		if (++k == x->n)
+			k = 0;
+	}
+	t0 = thread_cpu_ns();
+	for (i = 0; i < run->ops; i++) {
+		unsigned long id = x->order[k];
+		void *item = p->find(run->m, id);
+
+		if (item != &x->slot[id]) {
+			/* Next to the writer, an id may be between its remove
+			 * and its alloc: absent, never another item. */
+			if (item || !run->writer)
+				die("%s: lookup of id %lu found %p, expected %p", x->name, id, item,
+				    (void *)&x->slot[id]);
+			nulls++;
+		}
+		sum += (uintptr_t)item;
+		if (++k == x->n)
+			k = 0;
+	}
+	run->reader_ns = (thread_cpu_ns() - t0) / (double)run->ops;
+	run->nulls = nulls;
+	sink += sum;
+	uatomic_set(&run->stop, 1);
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void *writer_main(void *arg)
+{
+	struct lookup_run *run = arg;
+	struct rng r;
+	size_t pairs = 0;
+	double t0;
+
+	rng_seed(&r, run->seed);
+	pin_to_cpu(1);
+	urcu_memb_register_thread();
+	pthread_barrier_wait(&run->start);
+	t0 = thread_cpu_ns();
+	while (!uatomic_read(&run->stop)) {
+		churn_step(run->p, run->m, run->x, &r);
+		if (!pairs++)
+			uatomic_set(&run->writing, 1);
+	}
+	run->writer_ns = pairs ? (thread_cpu_ns() - t0) / (double)pairs : NAN;
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void lookups(struct lookup_run *run)
+{
+	pthread_t rt, wt;
+
+	uatomic_set(&run->stop, 0);
+	uatomic_set(&run->writing, 0);
+	pthread_barrier_init(&run->start, NULL, run->writer ? 2 : 1);
+	if (pthread_create(&rt, NULL, reader_main, run))
+		die("pthread_create failed");
+	if (run->writer && pthread_create(&wt, NULL, writer_main, run))
+		die("pthread_create failed");
+	pthread_join(rt, NULL);
+	if (run->writer)
+		pthread_join(wt, NULL);
+	pthread_barrier_destroy(&run->start);
+}
+
+/* ---- table 1: churn and lookups at N ------------------------------------ */
+
+#define OP_FILL "fill (alloc 0..N-1)"
+#define OP_MEM "memory"
+#define OP_CHURN1 "churn 1 thread"
+#define OP_CHURN2 "churn 2 threads"
+#define OP_CHURN2_CPU "churn 2 threads cpu"
+#define OP_LOOKUP "lookup 1R"
+#define OP_LOOKUP_W "lookup 1R+1W"
+#define OP_WRITER "1R+1W writer"
+
+static void idr_pass(int col, struct pass *x, int rep, struct table *t)
+{
+	const struct idmap_ops *p = maps[col];
+	const struct config *c = x->c;
+	size_t ops = ops_for(c, x->n);
+	uint64_t seed = c->seed * 1000003 + (uint64_t)rep * 64;
+	struct lookup_run run;
+	struct rng r;
+	void *m;
+
+	x->name = peers[col]->name;
+	m = p->create(x->n);
+	record(t, col, OP_FILL, fill(p, m, x));
+	record(t, col, OP_MEM, p->bytes(m, x->n) / (double)x->n);
+	rng_seed(&r, seed);
+	check_lowest(p, m, x, &r);
+	record(t, col, OP_CHURN1, churn1(p, m, x, ops, seed + 1));
+
+	memset(&run, 0, sizeof(run));
+	run.p = p;
+	run.m = m;
+	run.x = x;
+	run.ops = ops;
+	run.seed = seed + 2;
+	lookups(&run);
+	record(t, col, OP_LOOKUP, run.reader_ns);
+	run.writer = true;
+	lookups(&run);
+	record(t, col, OP_LOOKUP_W, run.reader_ns);
+	record(t, col, OP_WRITER, run.writer_ns);
+	verify_map(p, m, x, "after the writer churned");
+
+	/* Last: two threads move ids between their slots. */
+	if (p->alloc) {
+		double cpu;
+
+		record(t, col, OP_CHURN2, churn2(p, m, x, ops, seed + 3, &cpu));
+		record(t, col, OP_CHURN2_CPU, cpu);
+	}
+	p->destroy(m);
+	urcu_memb_barrier(); /* the frees of this pass done before the next */
+}
+
+static void run_idr_table(const struct config *c, struct pass *x, struct table *t)
+{
+	int rep, col;
+
+	name_columns(false);
+	table_row(t, OP_FILL, "ns/id", false);
+	table_row(t, OP_MEM, "B/id", false);
+	table_row(t, OP_CHURN1, "ns/pair", false);
+	table_row(t, OP_CHURN2, "ns/pair", false);
+	table_row(t, OP_CHURN2_CPU, "ns/pair", false);
+	table_row(t, OP_LOOKUP, "ns/op", false);
+	table_row(t, OP_LOOKUP_W, "ns/op", false);
+	table_row(t, OP_WRITER, "ns/pair", false);
+	for (rep = 0; rep < c->reps; rep++) {
+		for (col = 0; col < NCOLS; col++)
+			idr_pass(col, x, rep, t);
+		if (c->verbose)
+			fprintf(stderr, "  churn and lookups N=%zu: repetition %d/%d done\n", x->n,
+				rep + 1, c->reps);
+	}
+}
+
+/* ---- table 2: the pair's cost against N --------------------------------- */
+
+static const char *const by_n_rows[] = {
+	"2^0 ids",  "2^1 ids",  "2^2 ids",  "2^3 ids",  "2^4 ids",  "2^5 ids",  "2^6 ids",
+	"2^7 ids",  "2^8 ids",  "2^9 ids",  "2^10 ids", "2^11 ids", "2^12 ids", "2^13 ids",
+	"2^14 ids", "2^15 ids", "2^16 ids", "2^17 ids", "2^18 ids", "2^19 ids", "2^20 ids",
+	"2^21 ids", "2^22 ids", "2^23 ids", "2^24 ids",
+};
+
+static void run_by_n_table(const struct config *c, struct pass *x, struct table *t)
+{
+	int l, rep, col;
+
+	name_columns(false);
+	for (l = 10; l <= c->by_n_max; l += 2)
+		table_row(t, by_n_rows[l], "ns/pair", false);
+	for (l = 10; l <= c->by_n_max; l += 2) {
+		x->n = (size_t)1 << l;
+		for (rep = 0; rep < c->reps; rep++) {
+			for (col = 0; col < NCOLS; col++) {
+				const struct idmap_ops *p = maps[col];
+				void *m;
+
+				x->name = peers[col]->name;
+				m = p->create(x->n);
+				fill(p, m, x);
+				record(t, col, by_n_rows[l],
+				       churn1(p, m, x, ops_for(c, x->n),
+					      c->seed * 1000003 + (uint64_t)(l * 64 + rep)));
+				p->destroy(m);
+				urcu_memb_barrier();
+			}
+		}
+		if (c->verbose)
+			fprintf(stderr, "  pair cost at N=2^%d done\n", l);
+	}
+}
+
+/* ---- table 3: the IDA against a mutex and a bitmap ---------------------- */
+
+#define OP_IDA_FILL "fill (alloc 0..N-1)"
+#define OP_IDA_CHURN "free+alloc churn"
+#define OP_IDA_MEM "memory"
+
+static void ida_pass(int col, const struct idalloc_ops *p, struct pass *x, int rep,
+		     struct table *t)
+{
+	const struct config *c = x->c;
+	size_t pairs = ops_for(c, x->n), i;
+	struct rng r;
+	double t0;
+	void *a;
+	long id;
+
+	rng_seed(&r, c->seed * 1000003 + (uint64_t)rep * 64 + 5);
+	a = p->create(x->n);
+	t0 = thread_cpu_ns();
+	for (i = 0; i < x->n; i++)
+		if ((id = p->alloc(a)) != (long)i)
+			die("%s: fill: allocation %zu returned id %ld", x->name, i, id);
+	record(t, col, OP_IDA_FILL, (thread_cpu_ns() - t0) / (double)x->n);
+	record(t, col, OP_IDA_MEM, p->bytes(a, x->n) / (double)x->n);
+
+	/* Three ids free: they come back lowest first. */
+	if (x->n >= 3) {
+		unsigned long f[3] = { x->n / 2, x->n - 1, 1 }, want[3] = { 1, x->n / 2, x->n - 1 };
+
+		for (i = 0; i < 3; i++)
+			p->free(a, f[i]);
+		for (i = 0; i < 3; i++)
+			if ((id = p->alloc(a)) != (long)want[i])
+				die("%s: with ids 1, %zu, %zu free, allocation %zu returned %ld "
+				    "(not the lowest free id)",
+				    x->name, x->n / 2, x->n - 1, i + 1, id);
+	}
+	for (i = 0; i < pairs / 8 + pairs; i++) {
+		unsigned long k;
+
+		if (i == pairs / 8)
+			t0 = thread_cpu_ns();
+		k = rng_below(&r, x->n);
+		p->free(a, k);
+		if ((id = p->alloc(a)) != (long)k)
+			die("%s: with only id %lu free, allocation returned %ld", x->name, k, id);
+	}
+	record(t, col, OP_IDA_CHURN, (thread_cpu_ns() - t0) / (double)pairs);
+	/* Still 0..N-1 exactly: the next id is N (none for the bitmap). */
+	id = p->alloc(a);
+	if (id != (p->full_at_n ? -ENOSPC : (long)x->n))
+		die("%s: with ids 0..%zu allocated, allocation returned %ld", x->name, x->n - 1,
+		    id);
+	if (id >= 0)
+		p->free(a, x->n);
+	p->destroy(a);
+	urcu_memb_barrier();
+}
+
+static void run_ida_table(const struct config *c, struct pass *x, struct table *t)
+{
+	int rep;
+
+	name_columns(true);
+	table_row(t, OP_IDA_FILL, "ns/id", false);
+	table_row(t, OP_IDA_CHURN, "ns/pair", false);
+	table_row(t, OP_IDA_MEM, "B/id", false);
+	for (rep = 0; rep < c->reps; rep++) {
+		x->name = peers[C_RR]->name;
+		ida_pass(C_RR, &ida_rr, x, rep, t);
+		x->name = peers[C_BITMAP]->name;
+		ida_pass(C_BITMAP, &ida_bitmap, x, rep, t);
+	}
+	if (c->verbose)
+		fprintf(stderr, "  IDA N=%zu done\n", x->n);
+}
+
+/* ---- header, notes, targets --------------------------------------------- */
+
+static void read_line(const char *path, const char *prefix, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (prefix && strncmp(line, prefix, strlen(prefix)) != 0)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(buf, len, "%s", prefix ? line + strlen(prefix) : line);
+		break;
+	}
+	fclose(f);
+}
+
+static void print_header(const struct config *c, FILE *out)
+{
+	struct utsname u;
+	char cpu[256], mem[128], thp[128], load[128];
+	Dl_info info;
+	const char *malloc_lib = "unknown";
+	time_t now = time(NULL);
+
+	uname(&u);
+	read_line("/proc/cpuinfo", "model name\t: ", cpu, sizeof(cpu));
+	read_line("/proc/meminfo", "MemTotal:", mem, sizeof(mem));
+	read_line("/sys/kernel/mm/transparent_hugepage/enabled", NULL, thp, sizeof(thp));
+	read_line("/proc/loadavg", NULL, load, sizeof(load));
+	if (dladdr((void *)(uintptr_t)malloc, &info) && info.dli_fname)
+		malloc_lib = info.dli_fname;
+
+	fprintf(out, "idr-bench: rcuradix %s (built against %s)\n", rcuradix_version(),
+		RCURADIX_VERSION_STRING);
+	fprintf(out, "date:      %s", ctime(&now));
+	fprintf(out, "machine:   %s, %d CPUs online, memory%s\n", cpu, cpus_online(), mem);
+	fprintf(out, "kernel:    %s %s %s\n", u.sysname, u.release, u.machine);
+	fprintf(out, "THP:       enabled %s\n", thp);
+	fprintf(out, "load:      %s (/proc/loadavg at the start)\n", load);
+	fprintf(out, "flavor:    urcu-memb for rcuradix and lfht (read lock per lookup)\n");
+	fprintf(out, "malloc():  %s (lfht nodes, bitmaps, free list)\n", malloc_lib);
+	fprintf(out, "structures:\n"
+		     "  rcuradix IDR         idr_init(); idr_alloc(GFP_KERNEL) of the lowest free "
+		     "id, idr_remove(),\n"
+		     "                       idr_find() inside urcu_memb_read_lock()\n"
+		     "  mutex+freelist+lfht  pthread mutex over a stack of freed ids + a "
+		     "next-never-used counter\n"
+		     "                       (NOT the lowest free id: the last freed one), "
+		     "cds_lfht for lookups\n"
+		     "  mutex+bitmap+lfht    pthread mutex over a 64-ary multi-level bitmap "
+		     "(lowest free id,\n"
+		     "                       pre-sized to N), cds_lfht for lookups; the IDA "
+		     "table's mutex+bitmap\n"
+		     "                       is the same bitmap and mutex without the table\n"
+		     "  plain radix tree     radix_tree_insert/delete/lookup, keys 0..N-1: the "
+		     "reference of idr_find\n"
+		     "  cds_lfht: pre-sized to the next power of two >= N buckets, no resize; "
+		     "updates outside the\n"
+		     "  mutex, call_rcu frees; memory = nodes x %zu B (glibc chunk) + buckets "
+		     "x 16 B\n",
+		lf_node_chunk);
+	fprintf(out, "method:    %d interleaved repetitions (A B C D A B C D ...); cells: "
+		     "median [min],\n           then peer/rcuradix of the medians; seed %llu\n",
+		c->reps, (unsigned long long)c->seed);
+	fprintf(out, "           times: the measuring thread's CPU time (preemption by other "
+		     "programs excluded),\n           but churn 2 threads: wall time (and both "
+		     "threads' CPU time: its cpu row)\n");
+	fprintf(out, "           rcuradix memory: rcuradix_get_stats() bytes_live (less "
+		     "reserved and pending)\n           after the build minus before\n");
+	fprintf(out, "runs:      churn and lookups N = 2^%d; pair cost N = 2^10..2^%d; IDA "
+		     "N = 2^%d;\n           %zu..%zu operations per measurement\n",
+		c->log2n, c->by_n_max, c->log2n, c->min_ops, c->max_ops);
+}
+
+static void print_notes_idr(FILE *out)
+{
+	fprintf(out,
+		"fill: ids 0..N-1 allocated in order (the tree: inserted).  churn: remove a random "
+		"live id,\n"
+		"allocate one: it gets the removed id back, the only free one (the tree inserts it "
+		"again).\n"
+		"churn 2 threads: each thread removes its own ids; ns per pair of both, wall time "
+		"(cpu: the\n"
+		"CPU time of both threads per pair, without the time asleep or preempted).  "
+		"lookup 1R: one\n"
+		"reader thread, random live ids; 1R+1W: the same next to a writer churning on the "
+		"other CPU\n"
+		"(its CPU time per pair: the 1R+1W writer row).  CPU time for the rest.\n"
+		"mutex+freelist+lfht does not hand out the lowest free id (the last freed one).\n");
+}
+
+static double med(const struct table *t, const char *op, int col)
+{
+	int i;
+
+	for (i = 0; i < t->nrows; i++)
+		if (strcmp(t->rows[i].op, op) == 0)
+			return cell_ok(&t->rows[i].c[col]) ? cell_median(&t->rows[i].c[col]) : NAN;
+	return NAN;
+}
+
+static void print_target(const struct table *t, FILE *out, FILE *csv)
+{
+	double a = med(t, OP_LOOKUP, C_RR), b = med(t, OP_LOOKUP, C_TREE), v = a / b;
+	double aw = med(t, OP_LOOKUP_W, C_RR), bw = med(t, OP_LOOKUP_W, C_TREE);
+	const char *verdict = isnan(v) ? "n/a" : v <= 1.10 ? "met" : "MISSED";
+
+	fprintf(out, "\n== target: idr_find within 10%% of radix_tree_lookup, N = %zu ==\n", t->n);
+	fprintf(out, "%-40s %7.3g vs %-7.3g = %6.3f  (target <= 1.10)  %s\n",
+		"lookup 1R ns: idr_find / tree lookup", a, b, v, verdict);
+	fprintf(out, "%-40s %7.3g vs %-7.3g = %6.3f  (for information)\n",
+		"lookup 1R+1W ns: idr_find / tree lookup", aw, bw, aw / bw);
+	if (csv)
+		fprintf(csv, "target,%s,%zu,idr_find / radix_tree_lookup,<= 1.10,%s,%.6g,%.6g,%.6g,0\n",
+			t->title, t->n, verdict, v, a, b);
+}
+
+/* The pair against N: the IDR over the plain tree's delete+insert of the
+ * same key at every N (the cost of finding the free id), and the growth. */
+static void print_flatness(const struct config *c, const struct table *t, FILE *out)
+{
+	int l, col;
+
+	fprintf(out, "rcuradix IDR / plain radix tree:");
+	for (l = 10; l <= c->by_n_max; l += 2)
+		fprintf(out, " %.2f (2^%d)", med(t, by_n_rows[l], C_RR) / med(t, by_n_rows[l], C_TREE),
+			l);
+	fprintf(out, "\n2^%d ids / 2^10 ids:", c->by_n_max);
+	for (col = 0; col < NCOLS; col++)
+		fprintf(out, "%s %s %.2f", col ? "," : "", peers[col]->name,
+			med(t, by_n_rows[c->by_n_max], col) / med(t, by_n_rows[10], col));
+	fprintf(out, "\n1 thread, CPU time: remove a random live id, allocate the lowest free one "
+		     "(the free list:\nthe last freed); the tree deletes the key and inserts it "
+		     "again.\n");
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: idr-bench [options]\n"
+		"  --n LOG2      live ids of the churn, lookup and IDA tables (10..24, default 20)\n"
+		"  --reps K      interleaved repetitions (1..%d, default 5)\n"
+		"  --full        the pair-cost table up to 2^%d ids (default 2^%d)\n"
+		"  --quick       tiny: N = 2^10, pair cost at 2^10 and 2^12, one repetition, few\n"
+		"                operations (make check)\n"
+		"  --seed S      random seed (default 42)\n"
+		"  --csv FILE    write every figure to FILE (rcuradix-bench's columns)\n"
+		"  --quiet       no progress on stderr\n",
+		MAX_REPS, BY_N_MAX_FULL, BY_N_MAX);
+}
+
+static void parse(int argc, char **argv, struct config *c)
+{
+	static const struct option longopts[] = {
+		{ "n", required_argument, NULL, 'n' },	  { "reps", required_argument, NULL, 'r' },
+		{ "full", no_argument, NULL, 'F' },	  { "quick", no_argument, NULL, 'Q' },
+		{ "seed", required_argument, NULL, 's' }, { "csv", required_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },	  { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool n_set = false, reps_set = false;
+	int opt;
+
+	memset(c, 0, sizeof(*c));
+	c->log2n = 20;
+	c->reps = 5;
+	c->by_n_max = BY_N_MAX;
+	c->min_ops = (size_t)1 << 16;
+	c->max_ops = (size_t)1 << 18;
+	c->verbose = true;
+	c->seed = 42;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			c->log2n = atoi(optarg);
+			if (c->log2n < 10 || c->log2n > 24)
+				die("--n: 10..24");
+			n_set = true;
+			break;
+		case 'r':
+			c->reps = atoi(optarg);
+			if (c->reps < 1 || c->reps > MAX_REPS)
+				die("--reps: 1..%d", MAX_REPS);
+			reps_set = true;
+			break;
+		case 'F':
+			c->full = true;
+			break;
+		case 'Q':
+			c->quick = true;
+			break;
+		case 's':
+			c->seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'c':
+			c->csv = optarg;
+			break;
+		case 'q':
+			c->verbose = false;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		exit(2);
+	}
+	if (c->full)
+		c->by_n_max = BY_N_MAX_FULL;
+	if (c->quick) {
+		if (!n_set)
+			c->log2n = 10;
+		if (!reps_set)
+			c->reps = 1;
+		if (!c->full)
+			c->by_n_max = 12;
+		c->min_ops = (size_t)1 << 12;
+		c->max_ops = (size_t)1 << 14;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct config c;
+	struct pass x;
+	struct table t1 = { .section = "idr", .title = "churn and lookups" };
+	struct table t2 = { .section = "idr", .title = "remove+alloc pair by live ids (rows)" };
+	struct table t3 = { .section = "ida", .title = "free+alloc" };
+	size_t nmax;
+	FILE *csv = NULL;
+	void *probe;
+
+	parse(argc, argv, &c);
+	urcu_memb_register_thread();
+	probe = malloc(sizeof(struct lf_node));
+	if (!probe)
+		die("out of memory");
+	lf_node_chunk = malloc_usable_size(probe) + sizeof(size_t);
+	free(probe);
+	if (c.csv) {
+		csv = fopen(c.csv, "w");
+		if (!csv)
+			die("cannot write %s", c.csv);
+		fprintf(csv, "section,keyset,n,op,unit,structure,median,min,ratio,reps\n");
+	}
+	print_header(&c, stdout);
+	fflush(stdout);
+
+	memset(&x, 0, sizeof(x));
+	x.c = &c;
+	nmax = (size_t)1 << (c.log2n > c.by_n_max ? c.log2n : c.by_n_max);
+	x.slot = xcalloc(nmax, sizeof(*x.slot));
+
+	/* Churn and lookups at N. */
+	{
+		struct rng r;
+		size_t i;
+
+		x.n = (size_t)1 << c.log2n;
+		x.order = xcalloc(x.n, sizeof(*x.order));
+		for (i = 0; i < x.n; i++)
+			x.order[i] = i;
+		rng_seed(&r, c.seed);
+		shuffle_ulong(x.order, x.n, &r);
+		t1.n = x.n;
+		if (c.verbose)
+			fprintf(stderr, "churn and lookups, N=%zu\n", x.n);
+		run_idr_table(&c, &x, &t1);
+		free(x.order);
+		x.order = NULL;
+		name_columns(false);
+		table_print(&t1, stdout);
+		print_notes_idr(stdout);
+		print_target(&t1, stdout, csv);
+		if (csv)
+			table_csv(&t1, csv);
+		fflush(stdout);
+	}
+
+	/* The pair's cost against N. */
+	if (c.verbose)
+		fprintf(stderr, "pair cost, N=2^10..2^%d\n", c.by_n_max);
+	t2.n = (size_t)1 << c.by_n_max;
+	run_by_n_table(&c, &x, &t2);
+	name_columns(false);
+	table_print(&t2, stdout);
+	print_flatness(&c, &t2, stdout);
+	if (csv)
+		table_csv(&t2, csv);
+	fflush(stdout);
+
+	/* The IDA. */
+	x.n = (size_t)1 << c.log2n;
+	t3.n = x.n;
+	if (c.verbose)
+		fprintf(stderr, "IDA, N=%zu\n", x.n);
+	run_ida_table(&c, &x, &t3);
+	name_columns(true);
+	table_print(&t3, stdout);
+	fprintf(stdout, "fill: ida_alloc() N times (ids 0..N-1); churn: free a random id, "
+			"allocate the lowest free\n(the one just freed).  Memory: the IDA's "
+			"nodes and 128-byte bitmaps (rcuradix_get_stats()),\nthe bitmap's "
+			"words at its size for N ids.\n");
+	if (csv)
+		table_csv(&t3, csv);
+
+	table_free(&t1);
+	table_free(&t2);
+	table_free(&t3);
+	free(x.slot);
+	if (csv && fclose(csv))
+		die("error writing %s", c.csv);
+	urcu_memb_barrier();
+	urcu_memb_unregister_thread();
+	return 0;
+}

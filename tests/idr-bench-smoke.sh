@@ -1,0 +1,75 @@
+#!/bin/sh
+# idr-bench-smoke.sh - keeps bench/idr-bench from rotting: runs it with
+# --quick (2^10 ids, one repetition) and checks that it exits 0 (every
+# measurement checks its own results: ids handed out in order and lowest
+# first where the structure claims it, every lookup finding the right
+# pointer, the whole map after the churn) and that every table prints every
+# row for every structure, in the output and in the CSV; a bad option must
+# fail.  Not a timing test: no figure is compared with anything.
+set -u
+bin=${top_builddir:-.}/bench/idr-bench
+tmp=${TMPDIR:-/tmp}/idr-bench-smoke.$$
+out=$tmp.out
+csv=$tmp.csv
+trap 'rm -f "$out" "$csv"' EXIT
+fail() { echo "FAIL: $*"; sed 's/^/  | /' "$out"; exit 1; }
+
+"$bin" --n 2 >"$out" 2>&1 && fail "--n 2 was accepted"
+"$bin" --reps 0 >"$out" 2>&1 && fail "--reps 0 was accepted"
+"$bin" --quick --quiet --csv "$csv" >"$out" 2>&1 || fail "idr-bench --quick exited $?"
+
+grep -q "^idr-bench: rcuradix " "$out" || fail "no header"
+grep -q "^method: *1 interleaved repetitions" "$out" || fail "no method line"
+grep -q "^== idr: churn and lookups, N = 1024 ==" "$out" || fail "no churn and lookup table"
+grep -q "^== idr: remove+alloc pair by live ids (rows), N = 4096 ==" "$out" ||
+	fail "no pair-cost table"
+grep -q "^== ida: free+alloc, N = 1024 ==" "$out" || fail "no IDA table"
+
+# Every row of a table, for every structure that has it, with one figure.
+row() { # section title n op unit structure...
+	sec=$1 title=$2 n=$3 op=$4 unit=$5
+	shift 5
+	grep -qF -- "$op" "$out" || fail "no row '$op' in the output"
+	for s in "$@"; do
+		grep -qF -- "$sec,$title,$n,$op,$unit,$s," "$csv" ||
+			fail "no figure for $s in row '$op' ($title)"
+	done
+}
+all="rcuradix IDR,mutex+freelist+lfht,mutex+bitmap+lfht,plain radix tree"
+idrs="rcuradix IDR,mutex+freelist+lfht,mutex+bitmap+lfht"
+t="churn and lookups"
+for r in "fill (alloc 0..N-1),ns/id,$all" "memory,B/id,$all" "churn 1 thread,ns/pair,$all" \
+	"churn 2 threads,ns/pair,$idrs" "lookup 1R,ns/op,$all" "lookup 1R+1W,ns/op,$all" \
+	"1R+1W writer,ns/pair,$all"; do
+	op=${r%%,*} rest=${r#*,}
+	unit=${rest%%,*} structs=${rest#*,}
+	oldifs=$IFS
+	IFS=,
+	# shellcheck disable=SC2086 # the structures, split on commas
+	row idr "$t" 1024 "$op" "$unit" $structs
+	IFS=$oldifs
+done
+# The IDR table has no figure for the plain tree churning with 2 threads.
+! grep -qF "idr,$t,1024,churn 2 threads,ns/pair,plain radix tree," "$csv" ||
+	fail "the plain tree has a 2-thread churn figure"
+for l in 10 12; do
+	oldifs=$IFS
+	IFS=,
+	# shellcheck disable=SC2086
+	row idr "remove+alloc pair by live ids (rows)" 4096 "2^$l ids" ns/pair $all
+	IFS=$oldifs
+done
+for op in "fill (alloc 0..N-1),ns/id" "free+alloc churn,ns/pair" "memory,B/id"; do
+	row ida free+alloc 1024 "${op%,*}" "${op#*,}" "rcuradix IDA" "mutex+bitmap"
+done
+grep -q "^lookup 1R ns: idr_find / tree lookup .*(target <= 1.10)  \(met\|MISSED\)\$" "$out" ||
+	fail "no idr_find target verdict"
+grep -q "^target,churn and lookups,1024,idr_find / radix_tree_lookup," "$csv" ||
+	fail "no target row in the CSV"
+grep -q "^rcuradix IDR / plain radix tree: [0-9.]* (2^10) [0-9.]* (2^12)\$" "$out" ||
+	fail "no IDR / tree line"
+grep -q "^2^12 ids / 2^10 ids: rcuradix IDR [0-9]" "$out" || fail "no growth line"
+# Every CSV line of a table has 10 fields and a finite median.
+awk -F, 'NR > 1 && $1 != "target" && (NF != 10 || $7 !~ /^[0-9.e+-]+$/) { bad = 1 }
+	END { exit bad }' "$csv" || fail "a malformed CSV line"
+echo "PASS: idr-bench --quick printed every row and its checks passed"
