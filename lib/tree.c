@@ -1826,7 +1826,9 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index, voi
 		node->slots[rt_offset(index, level)] = chain;
 		node->present |= 1UL << rt_offset(index, level);
 		rt_assert(nr == 0);
-		/* Publish: the new top, complete, the old tree under it. */
+		/* Publish: the new top, complete, the old tree under it.
+		 * Then the root's free bit (release): a reader that sees it
+		 * finds a top with free slots, and a new top always has. */
 		rt_publish(root->rnode, entry);
 		rt_bits_store(root->tags, 1UL << RT_IDR_FREE);
 		rt_transition(RT_TR_GROW_ROOT);
@@ -1838,7 +1840,8 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index, voi
 		 * chain's top has free slots). */
 		rt_slot_set(root, rt_entry_node(leaf->entry), (unsigned int)leaf->pos, entry);
 	} else {
-		/* Publish: the whole tree at once. */
+		/* Publish: the whole tree at once; then its free bit, as
+		 * above. */
 		rt_publish(root->rnode, entry);
 		rt_bits_store(root->tags, 1UL << RT_IDR_FREE);
 	}
@@ -1929,8 +1932,11 @@ static void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bo
 	void *item = rt_entry_locked(root, *rt_step_slot(leaf));
 	unsigned int d;
 
+	/* An IDR's id is free again: its bits are set before its slot
+	 * empties, so that a reader's free words never show a key that is
+	 * absent as taken (rt_free_scan() passes no such key over). */
 	if (rt_root_idr(root))
-		rt_tag_set_path(root, path, RT_IDR_FREE, 1UL << leaf->pos);  /* its id is free */
+		rt_tag_set_path(root, path, RT_IDR_FREE, 1UL << leaf->pos);
 	else
 		rt_tags_clear_slot(root, path);
 	/* Unpublish the item: readers now find NULL (or still the item, until
