@@ -191,6 +191,11 @@ static inline uint64_t mix64(uint64_t x)
 /* Pin the calling thread to @cpu (modulo the CPUs online). */
 void pin_to_cpu(int cpu);
 int cpus_online(void);
+/* The header's first lines: "@prog: rcuradix <version>", then the date, the
+ * machine, the kernel, transparent huge pages and the load. */
+void print_machine(FILE *out, const char *prog);
+/* The file malloc() comes from in this process. */
+const char *malloc_library(void);
 
 /* Allocator statistics: bytes handed out, or a negative value if unknown. */
 double jemalloc_allocated(void);

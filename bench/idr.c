@@ -37,7 +37,6 @@
 
 #include "bench.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
@@ -45,7 +44,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1327,49 +1325,11 @@ static void run_ida_table(const struct config *c, struct pass *x, struct table *
 
 /* ---- header, notes, targets --------------------------------------------- */
 
-static void read_line(const char *path, const char *prefix, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (prefix && strncmp(line, prefix, strlen(prefix)) != 0)
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		snprintf(buf, len, "%s", prefix ? line + strlen(prefix) : line);
-		break;
-	}
-	fclose(f);
-}
-
 static void print_header(const struct config *c, FILE *out)
 {
-	struct utsname u;
-	char cpu[256], mem[128], thp[128], load[128];
-	Dl_info info;
-	const char *malloc_lib = "unknown";
-	time_t now = time(NULL);
-
-	uname(&u);
-	read_line("/proc/cpuinfo", "model name\t: ", cpu, sizeof(cpu));
-	read_line("/proc/meminfo", "MemTotal:", mem, sizeof(mem));
-	read_line("/sys/kernel/mm/transparent_hugepage/enabled", NULL, thp, sizeof(thp));
-	read_line("/proc/loadavg", NULL, load, sizeof(load));
-	if (dladdr((void *)(uintptr_t)malloc, &info) && info.dli_fname)
-		malloc_lib = info.dli_fname;
-
-	fprintf(out, "idr-bench: rcuradix %s (built against %s)\n", rcuradix_version(),
-		RCURADIX_VERSION_STRING);
-	fprintf(out, "date:      %s", ctime(&now));
-	fprintf(out, "machine:   %s, %d CPUs online, memory%s\n", cpu, cpus_online(), mem);
-	fprintf(out, "kernel:    %s %s %s\n", u.sysname, u.release, u.machine);
-	fprintf(out, "THP:       enabled %s\n", thp);
-	fprintf(out, "load:      %s (/proc/loadavg at the start)\n", load);
+	print_machine(out, "idr-bench");
 	fprintf(out, "flavor:    urcu-memb for rcuradix and lfht (read lock per lookup)\n");
-	fprintf(out, "malloc():  %s (lfht nodes, bitmaps, free list)\n", malloc_lib);
+	fprintf(out, "malloc():  %s (lfht nodes, bitmaps, free list)\n", malloc_library());
 	fprintf(out, "structures:\n"
 		     "  rcuradix IDR         idr_init(); idr_alloc(GFP_KERNEL) of the lowest free "
 		     "id, idr_remove(),\n"

@@ -22,13 +22,11 @@
 
 #include "bench.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -525,56 +523,18 @@ static void parse(int argc, char **argv, struct config *c)
 
 /* ---- header ------------------------------------------------------------- */
 
-static void read_line(const char *path, const char *prefix, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (prefix && strncmp(line, prefix, strlen(prefix)) != 0)
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		snprintf(buf, len, "%s", prefix ? line + strlen(prefix) : line);
-		break;
-	}
-	fclose(f);
-}
-
 static void print_header(const struct config *c, FILE *out)
 {
-	struct utsname u;
-	char cpu[256], mem[128], thp[128], defrag[128], load[128];
-	Dl_info info;
-	const char *malloc_lib = "unknown";
-	time_t now = time(NULL);
 	uint64_t step, empty;
 	int p, i;
 
-	uname(&u);
-	read_line("/proc/cpuinfo", "model name\t: ", cpu, sizeof(cpu));
-	read_line("/proc/meminfo", "MemTotal:", mem, sizeof(mem));
-	read_line("/sys/kernel/mm/transparent_hugepage/enabled", NULL, thp, sizeof(thp));
-	read_line("/sys/kernel/mm/transparent_hugepage/defrag", NULL, defrag, sizeof(defrag));
-	read_line("/proc/loadavg", NULL, load, sizeof(load));
-	if (dladdr((void *)(uintptr_t)malloc, &info) && info.dli_fname)
-		malloc_lib = info.dli_fname;
-
-	fprintf(out, "rcuradix-bench: rcuradix %s (built against %s)\n", rcuradix_version(),
-		RCURADIX_VERSION_STRING);
-	fprintf(out, "date:      %s", ctime(&now));
-	fprintf(out, "machine:   %s, %d CPUs online, memory%s\n", cpu, cpus_online(), mem);
-	fprintf(out, "kernel:    %s %s %s\n", u.sysname, u.release, u.machine);
-	fprintf(out, "THP:       enabled %s; defrag %s\n", thp, defrag);
-	fprintf(out, "load:      %s (/proc/loadavg at the start)\n", load);
+	print_machine(out, "rcuradix-bench");
 	tsc_resolution(&step, &empty);
 	fprintf(out, "TSC:       %.3f ticks/ns; latency samples have a resolution of %.1f ns and "
 		     "include %.1f ns of timing overhead\n",
 		tsc_per_ns(), (double)step / tsc_per_ns(), (double)empty / tsc_per_ns());
 	fprintf(out, "flavor:    urcu-memb for rcuradix and lfht (read lock per operation)\n");
-	fprintf(out, "malloc():  %s (the benchmark's and the glibc peers')\n", malloc_lib);
+	fprintf(out, "malloc():  %s (the benchmark's and the glibc peers')\n", malloc_library());
 	fprintf(out, "allocators:\n");
 	for (p = 0; p < NPEERS; p++)
 		fprintf(out, "  %-13s %s\n", peers[p]->name, peers[p]->allocator);

@@ -8,6 +8,9 @@
 
 #include "bench.h"
 
+#include <rcuradix/radix-tree.h>
+#include <rcuradix/version.h>
+
 #include <dlfcn.h>
 #include <malloc.h>
 #include <math.h>
@@ -16,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -330,4 +334,56 @@ void table_free(struct table *t)
 	free(t->rows);
 	t->rows = NULL;
 	t->nrows = t->cap = 0;
+}
+
+/* ---- the machine, for the header of a benchmark's output ---------------- */
+
+/* The first line of @path starting with @prefix (without it), or the first
+ * line if @prefix is NULL, into @buf; "unknown" if there is none. */
+static void read_line(const char *path, const char *prefix, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (prefix && strncmp(line, prefix, strlen(prefix)) != 0)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(buf, len, "%s", prefix ? line + strlen(prefix) : line);
+		break;
+	}
+	fclose(f);
+}
+
+void print_machine(FILE *out, const char *prog)
+{
+	struct utsname u;
+	char cpu[256], mem[128], thp[128], defrag[128], load[128];
+	time_t now = time(NULL);
+
+	uname(&u);
+	read_line("/proc/cpuinfo", "model name\t: ", cpu, sizeof(cpu));
+	read_line("/proc/meminfo", "MemTotal:", mem, sizeof(mem));
+	read_line("/sys/kernel/mm/transparent_hugepage/enabled", NULL, thp, sizeof(thp));
+	read_line("/sys/kernel/mm/transparent_hugepage/defrag", NULL, defrag, sizeof(defrag));
+	read_line("/proc/loadavg", NULL, load, sizeof(load));
+	fprintf(out, "%s: rcuradix %s (built against %s)\n", prog, rcuradix_version(),
+		RCURADIX_VERSION_STRING);
+	fprintf(out, "date:      %s", ctime(&now));
+	fprintf(out, "machine:   %s, %d CPUs online, memory%s\n", cpu, cpus_online(), mem);
+	fprintf(out, "kernel:    %s %s %s\n", u.sysname, u.release, u.machine);
+	fprintf(out, "THP:       enabled %s; defrag %s\n", thp, defrag);
+	fprintf(out, "load:      %s (/proc/loadavg at the start)\n", load);
+}
+
+const char *malloc_library(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)(uintptr_t)malloc, &info) && info.dli_fname)
+		return info.dli_fname;
+	return "unknown";
 }
