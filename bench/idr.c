@@ -180,7 +180,7 @@ struct rr_tree {
 	double live0;
 };
 
-static void *rt_create(size_t n)
+static void *pt_create(size_t n)
 {
 	struct rr_tree *w = xcalloc(1, sizeof(*w));
 
@@ -190,7 +190,7 @@ static void *rt_create(size_t n)
 	return w;
 }
 
-static void rt_destroy(void *m)
+static void pt_destroy(void *m)
 {
 	struct rr_tree *w = m;
 
@@ -199,17 +199,17 @@ static void rt_destroy(void *m)
 	free(w);
 }
 
-static int rt_insert(void *m, unsigned long id, void *item)
+static int pt_insert(void *m, unsigned long id, void *item)
 {
 	return radix_tree_insert(&((struct rr_tree *)m)->root, id, item);
 }
 
-static void *rt_remove(void *m, unsigned long id)
+static void *pt_remove(void *m, unsigned long id)
 {
 	return radix_tree_delete(&((struct rr_tree *)m)->root, id);
 }
 
-static void *rt_find(void *m, unsigned long id)
+static void *pt_find(void *m, unsigned long id)
 {
 	void *item;
 
@@ -219,7 +219,7 @@ static void *rt_find(void *m, unsigned long id)
 	return item;
 }
 
-static double rt_bytes(void *m, size_t n)
+static double pt_bytes(void *m, size_t n)
 {
 	(void)n;
 	return rr_live_bytes() - ((struct rr_tree *)m)->live0;
@@ -227,12 +227,12 @@ static double rt_bytes(void *m, size_t n)
 
 static const struct idmap_ops map_tree = {
 	.lowest = false,
-	.create = rt_create,
-	.destroy = rt_destroy,
-	.insert = rt_insert,
-	.remove = rt_remove,
-	.find = rt_find,
-	.bytes = rt_bytes,
+	.create = pt_create,
+	.destroy = pt_destroy,
+	.insert = pt_insert,
+	.remove = pt_remove,
+	.find = pt_find,
+	.bytes = pt_bytes,
 };
 
 /* cds_lfht from id to item, shared by both mutex peers: pre-sized to the
