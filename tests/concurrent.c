@@ -28,27 +28,6 @@
 
 #include <errno.h>
 
-extern const struct rcu_flavor_struct urcu_qsbr_flavor;
-
-struct flavor_ops {
-	const struct rcu_flavor_struct *flavor;
-	void (*reg)(void);
-	void (*unreg)(void);
-	void (*lock)(void);
-	void (*unlock)(void);
-	void (*quiescent)(void); /* NULL for non-QSBR */
-};
-
-static const struct flavor_ops memb_ops = {
-	&urcu_memb_flavor, urcu_memb_register_thread, urcu_memb_unregister_thread,
-	urcu_memb_read_lock, urcu_memb_read_unlock, NULL,
-};
-
-static const struct flavor_ops qsbr_ops = {
-	&urcu_qsbr_flavor, urcu_qsbr_register_thread, urcu_qsbr_unregister_thread,
-	urcu_qsbr_read_lock, urcu_qsbr_read_unlock, urcu_qsbr_quiescent_state,
-};
-
 #define NR_READERS 2
 #define WRITER_OPS t_scaled(300000)
 #define NR_STABLE 256
@@ -57,7 +36,7 @@ static const struct flavor_ops qsbr_ops = {
 #define NEVER_SPAN (1UL << 16)
 
 static struct radix_tree_root tree;
-static const struct flavor_ops *ops;
+static const struct t_flavor_ops *ops;
 static int stop;
 static unsigned long errors, reads;
 static unsigned long stable_keys[NR_STABLE], churn_keys[NR_CHURN];
@@ -201,7 +180,7 @@ static void run_threads(void *(*reader_fn)(void *), void *(*writer_fn)(void *))
 		cr_assert_eq(pthread_join(readers[i], NULL), 0);
 }
 
-static void run(const struct flavor_ops *f)
+static void run(const struct t_flavor_ops *f)
 {
 	unsigned int i;
 
@@ -232,12 +211,12 @@ static void run(const struct flavor_ops *f)
 
 Test(concurrent, memb_readers_against_writer, .timeout = 120)
 {
-	run(&memb_ops);
+	run(&t_memb_ops);
 }
 
 Test(concurrent, qsbr_readers_against_writer, .timeout = 120)
 {
-	run(&qsbr_ops);
+	run(&t_qsbr_ops);
 }
 
 /*
@@ -344,7 +323,7 @@ static void *full_parent_writer(void *arg)
 	return NULL;
 }
 
-static void run_full_parent(const struct flavor_ops *f)
+static void run_full_parent(const struct t_flavor_ops *f)
 {
 	unsigned long promoted, rounds;
 
@@ -370,10 +349,10 @@ static void run_full_parent(const struct flavor_ops *f)
 
 Test(concurrent, memb_readers_while_nodes_over_full_nodes_become_full, .timeout = 120)
 {
-	run_full_parent(&memb_ops);
+	run_full_parent(&t_memb_ops);
 }
 
 Test(concurrent, qsbr_readers_while_nodes_over_full_nodes_become_full, .timeout = 120)
 {
-	run_full_parent(&qsbr_ops);
+	run_full_parent(&t_qsbr_ops);
 }

@@ -280,3 +280,13 @@ void t_assert_lives(t_child_fn *fn, void *arg, const char *text)
 		  child.err);
 	cr_assert_str_eq(child.err, text, "stderr:\n%s\nexpected:\n%s", child.err, text);
 }
+
+const struct t_flavor_ops t_memb_ops = {
+	&urcu_memb_flavor, urcu_memb_register_thread, urcu_memb_unregister_thread,
+	urcu_memb_read_lock, urcu_memb_read_unlock, NULL,
+};
+
+const struct t_flavor_ops t_qsbr_ops = {
+	&urcu_qsbr_flavor, urcu_qsbr_register_thread, urcu_qsbr_unregister_thread,
+	urcu_qsbr_read_lock, urcu_qsbr_read_unlock, urcu_qsbr_quiescent_state,
+};

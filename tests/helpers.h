@@ -88,6 +88,18 @@ void t_assert_no_nodes(void);
 	}                                                                      \
 	TestSuite(name, .init = name##_setup, .fini = name##_teardown)
 
+/* A liburcu flavor's calls, for tests that run readers under each flavor. */
+struct t_flavor_ops {
+	const struct rcu_flavor_struct *flavor;
+	void (*reg)(void);
+	void (*unreg)(void);
+	void (*lock)(void);
+	void (*unlock)(void);
+	void (*quiescent)(void); /* NULL for non-QSBR */
+};
+
+extern const struct t_flavor_ops t_memb_ops, t_qsbr_ops;
+
 /* Keys every suite exercises. */
 extern const unsigned long t_special_keys[];
 extern const unsigned int t_nr_special_keys;

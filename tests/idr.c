@@ -2203,25 +2203,6 @@ Test(idr, failed_preload_opens_the_window_and_reserves_nothing)
 
 /* ---- readers against a writer ---------------------------------------------------- */
 
-struct flavor_ops {
-	const struct rcu_flavor_struct *flavor;
-	void (*reg)(void);
-	void (*unreg)(void);
-	void (*lock)(void);
-	void (*unlock)(void);
-	void (*quiescent)(void); /* NULL for non-QSBR */
-};
-
-static const struct flavor_ops memb_ops = {
-	&urcu_memb_flavor, urcu_memb_register_thread, urcu_memb_unregister_thread,
-	urcu_memb_read_lock, urcu_memb_read_unlock, NULL,
-};
-
-static const struct flavor_ops qsbr_ops = {
-	&urcu_qsbr_flavor, urcu_qsbr_register_thread, urcu_qsbr_unregister_thread,
-	urcu_qsbr_read_lock, urcu_qsbr_read_unlock, urcu_qsbr_quiescent_state,
-};
-
 /*
  * Stable ids: the multiples of 4 below 4 * C_STABLE, allocated before the
  * readers start, never removed.  The writer allocates the lowest free ids
@@ -2235,7 +2216,7 @@ static const struct flavor_ops qsbr_ops = {
 #define C_WRITER_OPS t_scaled(30000)
 #define C_MAX_IDS 1200
 
-static const struct flavor_ops *c_ops;
+static const struct t_flavor_ops *c_ops;
 static int c_stop;
 static unsigned long c_errors, c_reads;
 static struct idm wm;  /* the writer's */
@@ -2558,7 +2539,7 @@ static void *c_writer(void *arg)
 	return NULL;
 }
 
-static void c_run(const struct flavor_ops *f)
+static void c_run(const struct t_flavor_ops *f)
 {
 	pthread_t readers[C_READERS], w;
 	unsigned long id;
@@ -2608,10 +2589,10 @@ static void c_run(const struct flavor_ops *f)
 
 Test(idr, memb_readers_against_a_writer, .timeout = 120)
 {
-	c_run(&memb_ops);
+	c_run(&t_memb_ops);
 }
 
 Test(idr, qsbr_readers_against_a_writer, .timeout = 120)
 {
-	c_run(&qsbr_ops);
+	c_run(&t_qsbr_ops);
 }
