@@ -226,6 +226,21 @@ int rt_writer_enter_plain(struct radix_tree_root *root, const char *fn)
 	return rt_writer_enter(root, fn);
 }
 
+int rt_writer_enter_kind(struct radix_tree_root *root, unsigned int kind, int *once,
+			 const char *what, const char *init, const char *fn)
+{
+	int err = rt_root_check(root, fn);
+
+	if (err)
+		return err;
+	/* The flags are set at init and read-only after: no lock needed. */
+	if (caa_unlikely((root->flags & kind) != kind)) {
+		rt_warn_once(once, fn, "not an %s (initialise it with %s)", what, init);
+		return -EINVAL;
+	}
+	return rt_writer_enter(root, fn);
+}
+
 void rt_writer_exit(struct radix_tree_root *root)
 {
 	rt_unlock(root, rt_in_writer);

@@ -92,6 +92,14 @@ RT_HIDDEN void rt_writer_exit(struct radix_tree_root *root);
  */
 RT_HIDDEN int rt_writer_enter_plain(struct radix_tree_root *root, const char *fn);
 
+/*
+ * rt_writer_enter_kind() - as rt_writer_enter(), for a call of an IDR or
+ * an IDA: the root must carry every flag of @kind, else -EINVAL, reported
+ * once per @once as "not an @what (initialise it with @init)".
+ */
+RT_HIDDEN int rt_writer_enter_kind(struct radix_tree_root *root, unsigned int kind, int *once,
+				   const char *what, const char *init, const char *fn);
+
 /* Die unless the calling thread holds @root's lock (writer state about to
  * be touched by a call whose contract requires the lock). */
 RT_HIDDEN void rt_require_lock(const struct radix_tree_root *root, const char *fn);

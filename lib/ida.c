@@ -22,20 +22,10 @@ static int rt_warned_not_ida, rt_warned_free;
 /* Start writer call @fn on @ida: 0, or -EINVAL with nothing taken. */
 static int rt_ida_enter(struct ida *ida, const char *fn)
 {
-	int err;
-
 	if (!ida)
 		return -EINVAL;
-	err = rt_writer_enter(&ida->ida_rt, fn);
-	if (err)
-		return err;
-	if (caa_unlikely(!rt_root_ida(&ida->ida_rt))) {
-		rt_writer_exit(&ida->ida_rt);
-		rt_warn_once(&rt_warned_not_ida, fn, "not an IDA (initialise it with ida_init() "
-						     "or DEFINE_IDA())");
-		return -EINVAL;
-	}
-	return 0;
+	return rt_writer_enter_kind(&ida->ida_rt, RT_ROOT_IDR | RT_ROOT_IDA, &rt_warned_not_ida,
+				    "IDA", "ida_init() or DEFINE_IDA()", fn);
 }
 
 RCURADIX_API void ida_init(struct ida *ida)

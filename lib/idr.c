@@ -21,21 +21,11 @@ static int rt_warned_not_idr;
  * initialised, or not an IDR's) with nothing taken. */
 static int rt_idr_enter(struct idr *idr, const char *fn)
 {
-	int err;
-
 	if (!idr)
 		return -EINVAL;
-	err = rt_writer_enter(&idr->idr_rt, fn);
-	if (err)
-		return err;
-	if (caa_unlikely(!rt_root_idr(&idr->idr_rt))) {
-		rt_writer_exit(&idr->idr_rt);
-		rt_warn_once(&rt_warned_not_idr, fn, "not an IDR (initialise it with idr_init(), "
-						     "idr_init_base(), idr_init_flavor() or "
-						     "DEFINE_IDR())");
-		return -EINVAL;
-	}
-	return 0;
+	return rt_writer_enter_kind(&idr->idr_rt, RT_ROOT_IDR, &rt_warned_not_idr, "IDR",
+				    "idr_init(), idr_init_base(), idr_init_flavor() or DEFINE_IDR()",
+				    fn);
 }
 
 /* The key of @id, or false if @id is below the base or above the keys. */
