@@ -26,11 +26,15 @@
  * each with its own liburcu-memb and jemalloc.  jemalloc keeps its thread
  * data in static TLS, which a second copy does not fit in by default: the
  * program starts itself again with GLIBC_TUNABLES asking glibc for more.
+ * Each namespace has its own libc too, but one dynamic linker, which
+ * allocates every namespace's TLS with this program's malloc: see
+ * become_multithreaded().
  */
 #define _GNU_SOURCE 1
 #include "config.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -210,6 +214,29 @@ static double quantile(double *v, int n, double q)
 	return v[(int)(q * (n - 1) + 0.5)];
 }
 
+static void *no_op(void *arg)
+{
+	return arg;
+}
+
+/*
+ * The race this prevents: a library's call_rcu worker, created by its own
+ * namespace's libc, reads liburcu's dynamic TLS for the first time, and
+ * the dynamic linker allocates that block with this namespace's malloc
+ * while the main thread's next dlmopen() allocates with it too.  Our libc
+ * knows nothing of the other libc's threads and, believing the process
+ * single-threaded, skips the arena's lock: the two corrupt its heap
+ * ("malloc assertion failure in sysmalloc", a few runs in a hundred).  A
+ * thread created here marks this libc multi-threaded for good.
+ */
+static void become_multithreaded(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, no_op, NULL) || pthread_join(t, NULL))
+		die("cannot start a thread");
+}
+
 /* Start again with room in static TLS for a second jemalloc. */
 static void reexec(char **argv)
 {
@@ -262,6 +289,7 @@ int main(int argc, char **argv)
 		die("LOG2 must be 10..22 and ROUNDS 10..10000");
 	if (!getenv(REEXEC_MARK))
 		reexec(argv);
+	become_multithreaded();
 	if (keyset_make(&ks, (enum keyset_kind)kind, (size_t)1 << log2n, 42))
 		die("cannot make key set %s:%d", arg[3], log2n);
 	for (int v = 0; v < 2; v++) {
