@@ -104,6 +104,9 @@ struct peer_ops {
 	void *(*remove)(void *t, unsigned long key);
 	/* Ordered: up to @max items with key >= @start, into @out. */
 	unsigned int (*gang)(void *t, unsigned long start, void **out, unsigned int max);
+	/* Ordered: the item with the greatest key <= *@key, its key stored in
+	 * *@key; NULL if none. */
+	void *(*pred)(void *t, unsigned long *key);
 	/* Visit every item; returns a checksum, *count the items seen. */
 	uintptr_t (*walk)(void *t, size_t *count);
 	void *(*tag_set)(void *t, unsigned long key, unsigned int tag);
@@ -249,7 +252,7 @@ const struct row *table_find(const struct table *t, const char *op, const char *
 #define OPS_HIT 0x002u
 #define OPS_DEP 0x004u
 #define OPS_MISS 0x008u
-#define OPS_GANG 0x010u    /* gang16, gang64 */
+#define OPS_GANG 0x010u    /* gang16, gang64, succ1, pred1 */
 #define OPS_WALK 0x020u
 #define OPS_TAGS 0x040u    /* tag set, tagged gang lookups and walks */
 #define OPS_DELETE 0x080u

@@ -610,18 +610,30 @@ static void print_header(const struct config *c, FILE *out)
 
 /* ---- targets -------------------------------------------------------------- */
 
-struct target_ctx {
-	const struct table *single, *conc;
-	FILE *out, *csv;
-	int met, missed;
-};
-
 static double med(const struct table *t, const char *op, const char *unit, int pi)
 {
 	const struct row *r = t ? table_find(t, op, unit) : NULL;
 
 	return r && cell_ok(&r->c[pi]) ? cell_median(&r->c[pi]) : NAN;
 }
+
+/* Under a key set's table: rcuradix's predecessor against its successor
+ * search (a gang lookup of one), held to 1.2 on every key set. */
+static void print_pred_ratio(const struct table *t, FILE *out)
+{
+	double pred = med(t, "pred1", "ns/op", 0), succ = med(t, "succ1", "ns/op", 0);
+
+	if (isnan(pred) || isnan(succ))
+		return;
+	fprintf(out, "pred1 / succ1 (rcuradix, medians): %.3f  (target <= 1.20)  %s\n",
+		pred / succ, pred / succ <= 1.2 ? "met" : "MISSED");
+}
+
+struct target_ctx {
+	const struct table *single, *conc;
+	FILE *out, *csv;
+	int met, missed;
+};
 
 /* rcuradix's figure relative to peer @pi's, against @limit. */
 static void target2(struct target_ctx *x, const char *what, const struct table *t,
@@ -851,6 +863,7 @@ int main(int argc, char **argv)
 		t.n = n;
 		run_isolated(run_single, &ks, &c.o, &t);
 		table_print(&t, stdout);
+		print_pred_ratio(&t, stdout);
 		fflush(stdout);
 		if (csv)
 			table_csv(&t, csv);

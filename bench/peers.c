@@ -108,6 +108,16 @@ static unsigned int rr_gang(void *t, unsigned long start, void **out, unsigned i
 	return n;
 }
 
+static void *rr_pred(void *t, unsigned long *key)
+{
+	void *item;
+
+	urcu_memb_read_lock();
+	item = radix_tree_lookup_le(t, key);
+	urcu_memb_read_unlock();
+	return item;
+}
+
 static uintptr_t rr_walk(void *t, size_t *count)
 {
 	struct radix_tree_iter iter;
@@ -216,6 +226,7 @@ const struct peer_ops peer_rcuradix = {
 	.lookup = rr_lookup,
 	.remove = rr_remove,
 	.gang = rr_gang,
+	.pred = rr_pred,
 	.walk = rr_walk,
 	.tag_set = rr_tag_set,
 	.gang_tag = rr_gang_tag,
@@ -327,6 +338,17 @@ static unsigned int jl_gang(void *t, unsigned long start, void **out, unsigned i
 	return jl_first_next(((struct jl *)t)->a, start, out, max);
 }
 
+static void *jl_pred(void *t, unsigned long *key)
+{
+	Word_t index = *key;
+	PPvoid_t pv = JudyLLast(((struct jl *)t)->a, &index, PJE0);
+
+	if (!pv || pv == PPJERR)
+		return NULL;
+	*key = index;
+	return *pv;
+}
+
 static uintptr_t jl_walk(void *t, size_t *count)
 {
 	return jl_walk_array(((struct jl *)t)->a, count);
@@ -381,6 +403,7 @@ const struct peer_ops peer_judyl = {
 	.lookup = jl_lookup,
 	.remove = jl_remove,
 	.gang = jl_gang,
+	.pred = jl_pred,
 	.walk = jl_walk,
 	.tag_set = jl_tag_set,
 	.gang_tag = jl_gang_tag,

@@ -47,6 +47,8 @@ static double clock_ns(void)
 #define OP_MISS "lookup miss"
 #define OP_GANG16 "gang16"
 #define OP_GANG64 "gang64"
+#define OP_SUCC1 "succ1"  /* the next item after a present key: a gang of 1 */
+#define OP_PRED1 "pred1"  /* the item before a present key: the predecessor */
 #define OP_WALK "walk"
 #define OP_TAG_SET "tag set"
 #define OP_TGANG8 "tagged gang16 1/8"
@@ -68,6 +70,8 @@ static void declare_rows(struct table *t)
 	table_row(t, OP_MISS, "ns/op", false);
 	table_row(t, OP_GANG16, "ns/item", false);
 	table_row(t, OP_GANG64, "ns/item", false);
+	table_row(t, OP_SUCC1, "ns/op", false);
+	table_row(t, OP_PRED1, "ns/op", false);
 	table_row(t, OP_WALK, "ns/item", false);
 	table_row(t, OP_TAG_SET, "ns/op", false);
 	table_row(t, OP_TGANG8, "ns/item", false);
@@ -204,6 +208,43 @@ static double time_gang(void *inst, const struct keyset *ks, size_t ops, unsigne
 	return items ? t0 / (double)items : NAN;
 }
 
+/*
+ * ns per search for the neighbour of a present key (the gang starts):
+ * the next item, a gang lookup of one from the key after it (@pred
+ * NULL), or the previous one, the predecessor of the key before it.
+ * Answers are checked: a next item exists (a start has 64 keys after
+ * it); a previous one lies below the start.
+ */
+static double time_neighbour(const struct peer_ops *p, void *inst, const struct keyset *ks,
+			     size_t ops, bool pred)
+{
+	size_t calls = ops < 4096 ? 4096 : ops, i, found = 0;
+	uintptr_t sum = 0;
+	double t0;
+
+	t0 = now_ns();
+	for (i = 0; i < calls; i++) {
+		unsigned long start = ks->starts[i % NSTARTS], key = start - 1;
+		void *out = NULL;
+
+		if (pred)
+			out = start ? p->pred(inst, &key) : NULL;
+		else
+			p->gang(inst, start + 1, &out, 1);
+		if (out) {
+			found++;
+			sum += (uintptr_t)out;
+			if (pred && key >= start)
+				die("%s: the predecessor of %lu is at %lu", p->name, start - 1, key);
+		}
+	}
+	t0 = now_ns() - t0;
+	sink += sum;
+	if (!pred && found != calls)
+		die("%s: a gang lookup of one after a start found nothing", p->name);
+	return t0 / (double)calls;
+}
+
 /* Whole walks, repeated to last long enough on small sets. */
 static double time_walk(const struct peer_ops *p, void *inst, const struct keyset *ks, int tag,
 			size_t max_items)
@@ -293,6 +334,10 @@ static void one_pass(int pi, const struct keyset *ks, const struct options *o, s
 	if (p->gang && (o->ops & OPS_GANG)) {
 		record(t, pi, OP_GANG16, time_gang(inst, ks, ops, 16, -1, p->gang, NULL));
 		record(t, pi, OP_GANG64, time_gang(inst, ks, ops, 64, -1, p->gang, NULL));
+		if (p->pred) {
+			record(t, pi, OP_SUCC1, time_neighbour(p, inst, ks, ops, false));
+			record(t, pi, OP_PRED1, time_neighbour(p, inst, ks, ops, true));
+		}
 	}
 	if (p->walk && (o->ops & OPS_WALK))
 		record(t, pi, OP_WALK, time_walk(p, inst, ks, -1, o->max_ops));

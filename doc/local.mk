@@ -23,9 +23,11 @@ MAN3_ALIASES = \
 	man/man3/radix_tree_delete.3 \
 	man/man3/radix_tree_replace_slot.3 \
 	man/man3/radix_tree_lookup_slot.3 \
+	man/man3/radix_tree_lookup_le.3 \
 	man/man3/radix_tree_next_hole.3 \
 	man/man3/radix_tree_prev_hole.3 \
 	man/man3/radix_tree_gang_lookup_slot.3 \
+	man/man3/radix_tree_gang_lookup_reverse.3 \
 	man/man3/radix_tree_gang_lookup_tag.3 \
 	man/man3/radix_tree_gang_lookup_tag_slot.3 \
 	man/man3/radix_tree_iter_init.3 \

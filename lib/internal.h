@@ -120,6 +120,8 @@
  *   preload.c/.h  the per-thread reserve; nodes for one operation
  *   descend.h     the descent from the root to a leaf
  *   iter.c        readers: the walk engine, iterators, gang lookups
+ *   reverse.c     readers going down the keys: the predecessor and the
+ *                 reverse gang lookup
  *   tag.c/.h      tag propagation, tag calls, range tagging
  *   tree.c/.h     init, lookups, insert, delete, shrink, replace_slot,
  *                 iter_delete, destroy; the full-node insert of IDR trees

@@ -13,7 +13,9 @@
  *     again) is always found, including by gang lookups spanning it;
  *   - keys of a range nobody ever fills are never found;
  *   - gang lookups return strictly ascending keys >= first whose items
- *     carry exactly the returned index.
+ *     carry exactly the returned index; reverse gang lookups strictly
+ *     descending keys <= last, and the predecessor a live item at or
+ *     above the highest stable key below its key.
  * Failures are counted in the threads and asserted in the main thread.
  *
  * A second test runs readers while compact nodes over full nodes become
@@ -86,6 +88,42 @@ static void check_gang(unsigned long first)
 				error("gang ended before a stable key", expect_stable);
 }
 
+/* The highest stable key at or below @last (key 0 is stable: there is
+ * always one). */
+static unsigned long stable_at_or_below(unsigned long last)
+{
+	return last >= NR_STABLE * 3 ? (NR_STABLE - 1) * 3 : last - last % 3;
+}
+
+/* Reverse gang lookup from @last: descending, <= last, items match
+ * indices, no stable key inside the span (or below it, after a short
+ * answer) missing; and the predecessor of @last is a live item at or
+ * above the highest stable key below @last. */
+static void check_reverse(unsigned long last)
+{
+	void *items[16];
+	unsigned long indices[16], key = last, stable = stable_at_or_below(last);
+	unsigned int n = radix_tree_gang_lookup_reverse(&tree, items, indices, last, 16);
+	bool more = true;
+	void *item;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (indices[i] > last || (i && indices[i] >= indices[i - 1]))
+			error("reverse keys not descending from last", indices[i]);
+		if (!titem_ok(items[i], indices[i]))
+			error("reverse item dead or wrong key", indices[i]);
+		for (; more && stable >= indices[i]; more = stable >= 3, stable -= 3)
+			if (stable > indices[i])
+				error("reverse skipped a stable key", stable);
+	}
+	if (n < 16 && more)
+		error("reverse ended above a stable key", stable);
+	stable = stable_at_or_below(last);
+	item = radix_tree_lookup_le(&tree, &key);
+	if (!item || key > last || key < stable || !titem_ok(item, key))
+		error("predecessor missing, out of range or bad", last);
+}
+
 static void *reader(void *arg)
 {
 	struct t_rng rng = { (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ULL + 1 };
@@ -113,6 +151,7 @@ static void *reader(void *arg)
 		if (radix_tree_lookup(&tree, nv) || radix_tree_lookup_slot(&tree, nv))
 			error("never-inserted key found", nv);
 		check_gang(n & 1 ? s : c - t_rand_below(&rng, 8));
+		check_reverse(n & 2 ? s + t_rand_below(&rng, 3) : c + t_rand_below(&rng, 8));
 		if (radix_tree_empty(&tree))
 			error("tree empty while stable keys exist", 0);
 		ops->unlock();

@@ -6,7 +6,8 @@
  * radix_tree_count_range()) and the holes (radix_tree_next_hole(),
  * radix_tree_prev_hole(), against the kernel's key-by-key definition) over
  * the same shapes and over keys inserted in random order with deletes
- * between them.
+ * between them; the same for the predecessor (radix_tree_lookup_le()) and
+ * the reverse gang lookup, and a whole reverse walk in batches.
  */
 #include "helpers.h"
 
@@ -72,6 +73,68 @@ static void check_gang(unsigned long first, unsigned int max)
 	}
 	n = radix_tree_gang_lookup_slot(&tree, slots, NULL, first, max);
 	cr_assert_eq(n, expect);
+}
+
+/* Position after the last key <= @last in ks (0: none). */
+static unsigned int upper_bound(unsigned long last)
+{
+	return last == ULONG_MAX ? ks.n : lower_bound(last + 1);
+}
+
+/* The reverse gang lookup from @last with @max, and the predecessor of
+ * @last, must give exactly the model's answer. */
+static void check_reverse(unsigned long last, unsigned int max)
+{
+	static void *results[MAXK + 1];
+	static unsigned long indices[MAXK + 1];
+	unsigned int end = upper_bound(last);
+	unsigned int expect = end < max ? end : max;
+	unsigned long key = last;
+	unsigned int n, i;
+	void *item;
+
+	n = radix_tree_gang_lookup_reverse(&tree, results, indices, last, max);
+	cr_assert_eq(n, expect, "gang_reverse(%#lx, %u) = %u, expected %u", last, max, n, expect);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(results[i], ks.items[end - 1 - i], "gang_reverse(%#lx, %u)[%u]", last,
+			     max, i);
+		cr_assert_eq(indices[i], ks.keys[end - 1 - i], "gang_reverse(%#lx, %u)[%u]: key",
+			     last, max, i);
+	}
+	cr_assert_eq(radix_tree_gang_lookup_reverse(&tree, results, NULL, last, max), expect);
+	item = radix_tree_lookup_le(&tree, &key);
+	if (end == 0) {
+		cr_assert_null(item, "lookup_le(%#lx) found %#lx", last, key);
+		cr_assert_eq(key, last, "lookup_le(%#lx) changed the key without an item", last);
+	} else {
+		cr_assert_eq(item, ks.items[end - 1], "lookup_le(%#lx)", last);
+		cr_assert_eq(key, ks.keys[end - 1], "lookup_le(%#lx) = key %#lx, expected %#lx",
+			     last, key, ks.keys[end - 1]);
+	}
+}
+
+/* The whole tree from the top down, in batches of @batch, as a caller
+ * walks it: each batch from the last key returned minus one. */
+static void check_reverse_walk(unsigned int batch)
+{
+	static void *results[MAXK + 1];
+	static unsigned long indices[MAXK + 1];
+	unsigned long last = ULONG_MAX;
+	unsigned int seen = 0, n;
+
+	for (;;) {
+		n = radix_tree_gang_lookup_reverse(&tree, results, indices, last, batch);
+		for (unsigned int i = 0; i < n; i++, seen++) {
+			cr_assert_lt(seen, ks.n, "the walk returned more than %u items", ks.n);
+			cr_assert_eq(indices[i], ks.keys[ks.n - 1 - seen], "walk by %u: item %u",
+				     batch, seen);
+			cr_assert_eq(results[i], ks.items[ks.n - 1 - seen]);
+		}
+		if (n < batch || indices[n - 1] == 0)
+			break;
+		last = indices[n - 1] - 1;
+	}
+	cr_assert_eq(seen, ks.n, "a walk by %u saw %u of %u items", batch, seen, ks.n);
 }
 
 static const unsigned int maxes[] = { 0, 1, 2, 63, 64, 65, 127, 128, 129, 1000, MAXK + 1 };
@@ -143,8 +206,10 @@ static void check_holes_at(unsigned long index)
 static void check_all_maxes(unsigned long first)
 {
 	check_holes_at(first);
-	for (unsigned int m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++)
+	for (unsigned int m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++) {
 		check_gang(first, maxes[m]);
+		check_reverse(first, maxes[m]);
+	}
 	check_counts_from(first);
 }
 
@@ -180,6 +245,39 @@ Test(gang, empty_tree_and_bad_arguments)
 	t_finish(&tree);
 }
 
+Test(gang, reverse_on_empty_tree_and_bad_arguments)
+{
+	unsigned long key = ULONG_MAX, indices[4];
+	void *results[4];
+	struct titem *five;
+
+	cr_assert_null(radix_tree_lookup_le(&tree, &key));
+	cr_assert_eq(key, ULONG_MAX, "the key is left alone when nothing is found");
+	cr_assert_eq(radix_tree_gang_lookup_reverse(&tree, results, indices, ULONG_MAX, 4), 0);
+	five = t_insert_new(&tree, 5);
+	cr_assert_null(radix_tree_lookup_le(NULL, &key));
+	cr_assert_null(radix_tree_lookup_le(&tree, NULL));
+	cr_assert_eq(radix_tree_gang_lookup_reverse(NULL, results, indices, 9, 4), 0);
+	cr_assert_eq(radix_tree_gang_lookup_reverse(&tree, NULL, indices, 9, 4), 0);
+	cr_assert_eq(radix_tree_gang_lookup_reverse(&tree, results, indices, 9, 0), 0);
+	key = 4;
+	cr_assert_null(radix_tree_lookup_le(&tree, &key));
+	cr_assert_eq(key, 4);
+	key = 5;
+	cr_assert_eq(radix_tree_lookup_le(&tree, &key), five);
+	cr_assert_eq(key, 5);
+	key = ULONG_MAX;
+	cr_assert_eq(radix_tree_lookup_le(&tree, &key), five);
+	cr_assert_eq(key, 5);
+	cr_assert_eq(radix_tree_gang_lookup_reverse(&tree, results, indices, ULONG_MAX, 4), 1);
+	cr_assert_eq(results[0], five);
+	cr_assert_eq(indices[0], 5);
+	t_insert_new(&tree, 0);
+	cr_assert_eq(radix_tree_gang_lookup_reverse(&tree, results, indices, 5, 4), 2);
+	cr_assert_eq(indices[1], 0, "the walk reaches key 0 and stops there");
+	t_finish(&tree);
+}
+
 Test(gang, dense_run_across_many_nodes)
 {
 	static unsigned long keys[MAXK];
@@ -187,6 +285,8 @@ Test(gang, dense_run_across_many_nodes)
 	for (unsigned int i = 0; i < 3000; i++)
 		keys[i] = i;
 	fill(keys, 3000);
+	check_reverse_walk(1);
+	check_reverse_walk(64);
 	for (unsigned long first = 0; first < 3010; first += 7)
 		check_all_maxes(first);
 	for (unsigned long first = 0; first < 3010; first += RT_MAP_SIZE) {
@@ -206,6 +306,8 @@ Test(gang, holes_and_starts_inside_holes)
 		for (unsigned long d = 0; d < 3; d++)
 			keys[n++] = base + d;
 	fill(keys, n);
+	check_reverse_walk(1);
+	check_reverse_walk(64);
 	for (unsigned long first = 0; first < 1002000; first += 499)
 		check_gang(first, 5);
 	for (unsigned int i = 0; i < n; i += 37) {
@@ -221,6 +323,8 @@ Test(gang, end_of_key_space_does_not_wrap)
 				 ULONG_MAX - 2, ULONG_MAX - 1, ULONG_MAX };
 
 	fill(keys, sizeof(keys) / sizeof(keys[0]));
+	check_reverse_walk(1);
+	check_reverse_walk(64);
 	check_all_maxes(ULONG_MAX);
 	check_all_maxes(ULONG_MAX - 1);
 	check_all_maxes(ULONG_MAX - 3);
@@ -250,6 +354,8 @@ Test(gang, sparse_keys_at_every_level)
 			keys[j - 1] = t;
 		}
 	fill(keys, n);
+	check_reverse_walk(1);
+	check_reverse_walk(64);
 	for (unsigned int i = 0; i < n; i++) {
 		check_all_maxes(keys[i]);
 		check_all_maxes(keys[i] - 1);
@@ -325,11 +431,74 @@ Test(gang, counts_follow_random_inserts_and_deletes)
 				check_count(0, ULONG_MAX);
 				check_holes_at(a);
 				check_holes_at(b);
+				check_reverse(a, 1);
+				check_reverse(b, 70);
+				check_reverse(ULONG_MAX, 1);
 				t_verify(&tree);
+			}
+			if (step % 1500 == 1499) {
+				/* Around every key: a compact node's child is
+				 * stored with one of its keys, not always its
+				 * first, and a search from below that key must
+				 * still go into it. */
+				for (unsigned int i = 0; i < ks.n; i++) {
+					check_reverse(ks.keys[i] - 1, 1);
+					check_reverse(ks.keys[i], 1);
+					check_reverse(ks.keys[i] + 1, 2);
+				}
+				check_reverse_walk(1);
+				check_reverse_walk(7);
+				check_reverse_walk(MAXK + 1);
 			}
 		}
 		t_empty(&tree);
 		cr_assert_eq(radix_tree_count(&tree), 0);
+	}
+	t_finish(&tree);
+}
+
+/*
+ * A compact node's child entry keeps the key it was stored with when a
+ * later insert splits its path (the child's range widens around it): a
+ * search from a key below that stored key, inside the child's range, must
+ * still go into the child.  Sparse keys, and keys sharing high bits,
+ * inserted one by one, each followed by the predecessor around every key.
+ */
+Test(gang, reverse_into_children_stored_with_a_later_key)
+{
+	struct t_rng rng;
+
+	t_rng_init(&rng, "gang.reverse_split");
+	for (unsigned int round = 0; round < 24; round++) {
+		/* Clusters of keys whose paths compress, then split as keys
+		 * with new middle bits arrive: a high part of a few values,
+		 * a middle of a few, a low part of (2^low)... */
+		unsigned int low = 2 + round % 4 * 4, mid = 12 + round % 3 * 10;
+
+		ks.n = 0;
+		for (unsigned int step = 0; step < 500; step++) {
+			unsigned long key = round % 2 ? t_rand(&rng)
+						      : t_rand_below(&rng, 4) << 50 |
+								t_rand_below(&rng, 8) << mid |
+								t_rand_below(&rng, 1UL << low);
+
+			if (ks.n > 0 && t_rand_below(&rng, 4) == 0) {
+				unsigned int i = (unsigned int)t_rand_below(&rng, ks.n);
+
+				t_delete(&tree, ks.keys[i], ks.items[i]);
+				model_remove(i);
+			} else if (!model_add(key)) {
+				continue;
+			}
+			for (unsigned int i = 0; i < ks.n; i++) {
+				check_reverse(ks.keys[i] - 2, 1);
+				check_reverse(ks.keys[i] - 1, 1);
+				check_reverse(ks.keys[i], 1);
+			}
+		}
+		t_verify(&tree);
+		check_reverse_walk(5);
+		t_empty(&tree);
 	}
 	t_finish(&tree);
 }

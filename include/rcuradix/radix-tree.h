@@ -370,6 +370,51 @@ RCURADIX_API unsigned int radix_tree_gang_lookup_slot(const struct radix_tree_ro
 						      unsigned int max_items);
 
 /**
+ * radix_tree_lookup_le() - the item with the greatest key at or below *@index.
+ * @index: in: the key to search down from; out: the key of the item found
+ *         (left as it was when none is).
+ *
+ * The predecessor (Judy's JudyLLast()): one descent, going back up only
+ * past subtrees that hold nothing at or below the key.  For the last item
+ * of the tree, start from ULONG_MAX; for the item before key k (k > 0),
+ * from k - 1.  Under concurrent writers, guarantees (A) and (F), and (D)
+ * as a reverse gang lookup of one item: an item present at its key
+ * throughout the call is found, unless an item at a higher key (at or
+ * below *@index) is returned.
+ *
+ * Context: RCU reader.
+ * Return: the item, or NULL if no item has a key at or below *@index, or
+ *         @root or @index is NULL.
+ */
+RCURADIX_API void *radix_tree_lookup_le(const struct radix_tree_root *root, unsigned long *index);
+
+/**
+ * radix_tree_gang_lookup_reverse() - collect up to @max_items items from
+ *                                    @last_index down.
+ * @results:    array of at least @max_items entries.
+ * @indices:    if not NULL, receives the key of each item.
+ * @last_index: the highest key to return.
+ *
+ * The reverse walk: items with keys at or below @last_index in strictly
+ * descending key order.  Without concurrent writers returns exactly
+ * min(@max_items, number of items with key <= @last_index).  To go on
+ * with the next batch, call again from the last key returned minus one
+ * (stop once it was 0).  Each item costs a search that starts in the node
+ * of the previous one, not from the root.  Under concurrent writers,
+ * guarantees (A), (F), and (D) with the order reversed: keys strictly
+ * descend and never wrap past 0; an item present for the whole call is
+ * seen exactly once.
+ *
+ * Context: RCU reader.
+ * Return: number of items stored in @results (0 if @max_items is 0 or @root
+ *         or @results is NULL).
+ */
+RCURADIX_API unsigned int radix_tree_gang_lookup_reverse(const struct radix_tree_root *root,
+							 void **results, unsigned long *indices,
+							 unsigned long last_index,
+							 unsigned int max_items);
+
+/**
  * radix_tree_lock() - take the tree lock, to group several calls atomically.
  *
  * The lock is recursive for its owner: writer calls made while holding it
