@@ -502,3 +502,32 @@ Test(gang, reverse_into_children_stored_with_a_later_key)
 	}
 	t_finish(&tree);
 }
+
+/*
+ * The shape of the test above, built on purpose: a cluster of 40 keys at
+ * 2^40 + 5 * 2^12 and 30 more at 2^41 fill the top compact node, which
+ * moves the first cluster into a child stored with its first key; a key
+ * at 2^40 + 2 * 2^12, in the same digit of the top node but below that
+ * key, splits the child's path: the new node takes the child's place,
+ * still stored with 2^40 + 5 * 2^12.  The predecessor of the new key, and
+ * of every key up to the cluster, must go into it.
+ */
+Test(gang, reverse_into_a_split_path_stored_with_a_higher_key)
+{
+	static unsigned long keys[MAXK];
+	const unsigned long cluster = (1UL << 40) + (5UL << 12), low = (1UL << 40) + (2UL << 12);
+	unsigned int n = 0;
+
+	for (unsigned long i = 0; i < 40; i++)
+		keys[n++] = cluster + i;
+	for (unsigned long i = 0; i < 30; i++)
+		keys[n++] = (1UL << 41) + i;
+	fill(keys, n);
+	model_add(low);
+	t_verify(&tree);
+	for (unsigned long k = low - 2; k <= cluster + 1; k += k < low + 2 || k >= cluster - 2 ? 1 : 4093)
+		check_reverse(k, 3);
+	check_reverse_walk(1);
+	check_reverse_walk(64);
+	t_finish(&tree);
+}
