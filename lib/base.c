@@ -22,10 +22,10 @@ extern const struct rcu_flavor_struct urcu_memb_flavor __attribute__((weak));
 
 /* ---- the root's layout ------------------------------------------------- */
 
-/* The reader group (rnode .. initialised) and the writer group (lock ..
- * depth) of struct radix_tree_root, see its comment in the header. */
+/* The reader group (rnode .. base) and the writer group (lock .. depth)
+ * of struct radix_tree_root, see its comment in the header. */
 #define RT_READERS_FIRST offsetof(struct radix_tree_root, rnode)
-#define RT_READERS_END (offsetof(struct radix_tree_root, initialised) + sizeof(unsigned int))
+#define RT_READERS_END (offsetof(struct radix_tree_root, base) + sizeof(unsigned int))
 #define RT_WRITERS_FIRST offsetof(struct radix_tree_root, lock)
 #define RT_WRITERS_END (offsetof(struct radix_tree_root, depth) + sizeof(unsigned int))
 /*

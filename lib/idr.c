@@ -31,9 +31,9 @@ static int rt_idr_enter(struct idr *idr, const char *fn)
 /* The key of @id, or false if @id is below the base or above the keys. */
 static bool rt_idr_key(const struct idr *idr, unsigned long id, unsigned long *key)
 {
-	if (id < idr->idr_base || id - idr->idr_base > RT_IDR_MAX_KEY)
+	if (id < idr->idr_rt.base || id - idr->idr_rt.base > RT_IDR_MAX_KEY)
 		return false;
-	*key = id - idr->idr_base;
+	*key = id - idr->idr_rt.base;
 	return true;
 }
 
@@ -50,7 +50,7 @@ RCURADIX_API void idr_init_flavor(struct idr *idr, unsigned int base,
 		return;
 	radix_tree_init_flavor(&idr->idr_rt, GFP_KERNEL, flavor);
 	idr->idr_rt.flags = RT_ROOT_IDR;
-	idr->idr_base = base;
+	idr->idr_rt.base = base;
 	idr->idr_next = 0;
 }
 
@@ -58,7 +58,7 @@ RCURADIX_API void idr_init_flavor(struct idr *idr, unsigned int base,
 static int rt_idr_alloc_check(const struct idr *idr, const void *ptr, unsigned long min,
 			      unsigned long max)
 {
-	if (!idr || ((uintptr_t)ptr & RT_ITEM_ALIGN_MASK) || min > max || max < idr->idr_base)
+	if (!idr || ((uintptr_t)ptr & RT_ITEM_ALIGN_MASK) || min > max || max < idr->idr_rt.base)
 		return -EINVAL;
 	return 0;
 }
@@ -70,7 +70,7 @@ static int rt_idr_alloc_check(const struct idr *idr, const void *ptr, unsigned l
 static int rt_idr_alloc_locked(struct idr *idr, void *ptr, unsigned long min, unsigned long max,
 			       gfp_t gfp, unsigned long *id)
 {
-	unsigned long base = idr->idr_base, key;
+	unsigned long base = idr->idr_rt.base, key;
 	int err;
 
 	if (min < base)
@@ -216,13 +216,13 @@ RCURADIX_API void *idr_get_next_ul(const struct idr *idr, unsigned long *nextid)
 	if (!idr || !nextid)
 		return NULL;
 	rt_reader_check(&idr->idr_rt, __func__);
-	if (*nextid < idr->idr_base)
+	if (*nextid < idr->idr_rt.base)
 		key = 0;
 	else if (!rt_idr_key(idr, *nextid, &key))
 		return NULL;
 	entry = rt_idr_next(idr, key, &found);
 	if (entry)
-		*nextid = found + idr->idr_base;
+		*nextid = found + idr->idr_rt.base;
 	return entry;
 }
 
@@ -253,7 +253,7 @@ RCURADIX_API int idr_for_each(const struct idr *idr, int (*fn)(int id, void *p, 
 	rt_reader_check(&idr->idr_rt, __func__);
 	radix_tree_for_each_slot(slot, &idr->idr_rt, &iter, 0) {
 		void *entry = rt_idr_item(rt_entry_rcu(*slot));
-		unsigned long id = iter.index + idr->idr_base;
+		unsigned long id = iter.index + idr->idr_rt.base;
 		int ret;
 
 		if (!entry)

@@ -14,7 +14,8 @@
  * and two chains); and RCU readers, urcu-memb and urcu-qsbr, finding ids
  * allocated before they started and walking them in order while a writer
  * allocates, replaces and removes others, freeing items after a grace
- * period.
+ * period; the layout of struct idr, whose reader fields share no cache
+ * line with its writer fields.
  */
 #include "helpers.h"
 #include "model.h"
@@ -24,6 +25,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stddef.h>
 #include <string.h>
 
 static struct idr idr;
@@ -94,10 +96,10 @@ static bool taken(struct idr *r, unsigned long id)
 	int ret;
 
 	cr_assert_leq(id, UINT_MAX);
-	if (id < r->idr_base)
+	if (id < r->idr_rt.base)
 		return false;
 	urcu_memb_read_lock();
-	present = radix_tree_lookup(&r->idr_rt, id - r->idr_base) != NULL;
+	present = radix_tree_lookup(&r->idr_rt, id - r->idr_rt.base) != NULL;
 	urcu_memb_read_unlock();
 	if (present) {
 		ret = idr_alloc_u32(r, NULL, &next, id, GFP_KERNEL);
@@ -233,6 +235,50 @@ static void idr_finish(struct idr *r)
 /* ---- initialisation ---------------------------------------------------------- */
 
 DEFINE_IDR(static_idr);
+
+/*
+ * Regression: the lowest id was a field of struct idr after the root,
+ * beside the root's writer fields (the mutex, the lock owner and depth,
+ * the counts), which every writer call writes: every idr_find() next to a
+ * churning writer missed on that line.  It is now the root's base, among
+ * the fields readers load.  For a struct idr at any 8-byte offset, and
+ * for neighbours in an array, what idr_find() loads (the root's rnode ..
+ * base) shares no 64-byte line with what writers write (the root's lock
+ * .. depth, and idr_next).
+ */
+#define IDR_READERS_FIRST offsetof(struct idr, idr_rt.rnode)
+#define IDR_READERS_END (offsetof(struct idr, idr_rt.base) + sizeof(unsigned int))
+#define IDR_WRITERS_FIRST offsetof(struct idr, idr_rt.lock)
+#define IDR_WRITERS_END (offsetof(struct idr, idr_next) + sizeof(unsigned int))
+
+static bool share_a_line(uintptr_t a, uintptr_t a_end, uintptr_t b, uintptr_t b_end)
+{
+	return a / 64 <= (b_end - 1) / 64 && b / 64 <= (a_end - 1) / 64;
+}
+
+Test(idr, reader_and_writer_fields_never_share_a_cache_line)
+{
+	unsigned int checked = 0;
+
+	cr_assert_lt(IDR_READERS_END, IDR_WRITERS_FIRST);
+	cr_assert_lt(offsetof(struct idr, idr_rt.depth), IDR_WRITERS_END);
+	for (uintptr_t off = 0; off < 64; off += 8) {
+		uintptr_t r0 = off, r1 = r0 + sizeof(struct idr);
+
+		cr_assert_not(share_a_line(r0 + IDR_READERS_FIRST, r0 + IDR_READERS_END,
+					   r0 + IDR_WRITERS_FIRST, r0 + IDR_WRITERS_END),
+			      "an IDR at offset %lu: its reader and writer fields share a line",
+			      (unsigned long)off);
+		cr_assert_not(share_a_line(r0 + IDR_WRITERS_FIRST, r0 + IDR_WRITERS_END,
+					   r1 + IDR_READERS_FIRST, r1 + IDR_READERS_END),
+			      "idrs[0] at offset %lu: its writer fields share a line with "
+			      "idrs[1]'s reader fields", (unsigned long)off);
+		checked++;
+	}
+	cr_assert_eq(checked, 8);
+	idr_init_base(&idr, 7);
+	cr_assert_eq(idr.idr_rt.base, 7, "the base is the root's");
+}
 
 Test(idr, define_idr_static_and_automatic)
 {

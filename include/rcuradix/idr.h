@@ -85,13 +85,15 @@ static inline long rcuradix_ptr_err(const void *ptr)
  * initialised statically; every field is private to the library.
  */
 struct idr {
-	struct radix_tree_root idr_rt; /* private. the ids (minus idr_base) as keys */
-	unsigned int idr_base;         /* private. the lowest id. set at init, read-only after */
+	/* private. the ids, minus the lowest id, as keys; the lowest id is
+	 * kept with the fields every reader loads (the root's base), away
+	 * from the lines writers write */
+	struct radix_tree_root idr_rt;
 	unsigned int idr_next;         /* private. idr_alloc_cyclic()'s next start. W, R: tree lock */
 };
 
 #define IDR_INIT_BASE(name, base) \
-	{ RADIX_TREE_INIT_FLAGS_(GFP_KERNEL, RADIX_TREE_FLAG_IDR_), (base), 0U }
+	{ RADIX_TREE_INIT_FLAGS_(GFP_KERNEL, RADIX_TREE_FLAG_IDR_, (base)), 0U }
 #define IDR_INIT(name) IDR_INIT_BASE(name, 0)
 
 /* DEFINE_IDR(name): define an empty IDR, urcu-memb flavor, ids from 0. */
@@ -357,7 +359,7 @@ struct ida {
 };
 
 #define IDA_INIT(name) \
-	{ RADIX_TREE_INIT_FLAGS_(GFP_KERNEL, RADIX_TREE_FLAG_IDR_ | RADIX_TREE_FLAG_IDA_) }
+	{ RADIX_TREE_INIT_FLAGS_(GFP_KERNEL, RADIX_TREE_FLAG_IDR_ | RADIX_TREE_FLAG_IDA_, 0U) }
 
 /* DEFINE_IDA(name): define an empty IDA. */
 #define DEFINE_IDA(name) struct ida name = IDA_INIT(name)

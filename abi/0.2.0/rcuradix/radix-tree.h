@@ -179,7 +179,8 @@ extern const struct rcu_flavor_struct urcu_memb_flavor;
  * initialised statically; every field is private to the library.
  *
  * Layout: the fields every reader loads (rnode, tags) and the read-only
- * ones (flavor, gfp_mask, flags, the initialised marker) form one group;
+ * ones (flavor, gfp_mask, flags, the initialised marker, an IDR's base)
+ * form one group;
  * the fields every writer call writes (the mutex, owner, depth, the node
  * and item counts) form another.  Each group is preceded by at least
  * RADIX_TREE_ROOT_GAP_ bytes of padding, so that for any placement at the
@@ -199,7 +200,9 @@ struct radix_tree_root {
 	gfp_t gfp_mask;         /* private. set at init, read-only after */
 	unsigned int flags;     /* private. set at init, read-only after: kind of tree */
 	unsigned int initialised; /* private. RADIX_TREE_INITIALISED_ once initialised */
-	char rt_gap_writers_[RADIX_TREE_ROOT_GAP_ + 4]; /* private. never accessed */
+	unsigned int base;      /* private. an IDR's lowest id, its key 0 (0 in other
+				 * trees). set at init, read-only after */
+	char rt_gap_writers_[RADIX_TREE_ROOT_GAP_]; /* private. never accessed */
 	/* Writer side: written by every writer call, never loaded by readers. */
 	pthread_mutex_t lock;   /* private. serialises writers */
 	unsigned long owner;    /* private. thread holding lock, 0 if none. W: lock holder */
@@ -220,10 +223,10 @@ struct radix_tree_root {
 #define RADIX_TREE_FLAG_IDA_ 2u
 
 /* Positional on purpose: valid in C and C++. */
-#define RADIX_TREE_INIT_FLAGS_(mask, flags)					\
+#define RADIX_TREE_INIT_FLAGS_(mask, flags, base)				\
 	{ { 0 }, NULL, 0UL, &urcu_memb_flavor, (mask), (flags), RADIX_TREE_INITIALISED_,	\
-	  { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, NULL, 0U }
-#define RADIX_TREE_INIT(name, mask) RADIX_TREE_INIT_FLAGS_(mask, 0U)
+	  (base), { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, NULL, 0U }
+#define RADIX_TREE_INIT(name, mask) RADIX_TREE_INIT_FLAGS_(mask, 0U, 0U)
 
 /* RADIX_TREE(name, gfp_mask): define and initialise a tree, static or automatic. */
 #define RADIX_TREE(name, mask) \
