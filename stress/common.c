@@ -12,6 +12,7 @@
 #include "../tests/xorshift.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -219,6 +220,56 @@ double tnow(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- operation counts -------------------------------------------------- */
+
+unsigned long tops_sum(const struct tops *o, unsigned long *sum)
+{
+	unsigned long all = 0;
+
+	for (unsigned int k = 0; k < o->kinds; k++) {
+		sum[k] = 0;
+		for (unsigned int i = 0; i < o->threads; i++)
+			sum[k] += tread((const unsigned long *)((const char *)o->first +
+								i * o->stride) + k);
+		all += sum[k];
+	}
+	return all;
+}
+
+/* " name=rate" of @o's kinds since @prev, which then takes the counts. */
+static void tops_rates(const struct tops *o, unsigned long *prev, double dt)
+{
+	unsigned long now[TOPS_MAX_KINDS];
+
+	tops_sum(o, now);
+	for (unsigned int k = 0; k < o->kinds; k++) {
+		printf(" %s=%.0f", o->names[k], (double)(now[k] - prev[k]) / dt);
+		prev[k] = now[k];
+	}
+}
+
+void tops_progress(double t, double dt, const struct tops *reads, const struct tops *writes)
+{
+	static unsigned long r0[TOPS_MAX_KINDS], w0[TOPS_MAX_KINDS];
+
+	printf("t=%3.0fs reads/s:", t);
+	tops_rates(reads, r0, dt);
+	printf(" | writes/s:");
+	tops_rates(writes, w0, dt);
+}
+
+void tops_format(char *buf, size_t size, const struct tops *reads, const unsigned long *r,
+		 const struct tops *writes, const unsigned long *w)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int k = 0; k < reads->kinds && len < size; k++)
+		len += (size_t)snprintf(buf + len, size - len, " %s=%lu", reads->names[k], r[k]);
+	for (unsigned int k = 0; k < writes->kinds && len < size; k++)
+		len += (size_t)snprintf(buf + len, size - len, " %s=%lu", writes->names[k], w[k]);
 }
 
 /* ---- a run: watchdog, teardown, SUMMARY --------------------------------- */

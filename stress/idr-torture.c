@@ -254,6 +254,10 @@ struct iwriter {
 
 static struct ireader *readers;
 static struct iwriter *writers;
+/* The threads' operation counters, set once the threads are allocated. */
+static struct tops rops, wops;
+_Static_assert(NR_ROPS <= TOPS_MAX_KINDS && NR_WOPS <= TOPS_MAX_KINDS,
+	       "every kind fits the shared counters");
 
 static const struct rcu_flavor_struct *rcu(void)
 {
@@ -1348,47 +1352,16 @@ static void alloc_stable(void)
 	}
 }
 
-static void sum_ops(unsigned long *r, unsigned long *w)
-{
-	memset(r, 0, NR_ROPS * sizeof(*r));
-	memset(w, 0, NR_WOPS * sizeof(*w));
-	for (unsigned int i = 0; i < io->readers; i++)
-		for (unsigned int k = 0; k < NR_ROPS; k++)
-			r[k] += tread(&readers[i].ops[k]);
-	for (unsigned int i = 0; i < io->writers; i++)
-		for (unsigned int k = 0; k < NR_WOPS; k++)
-			w[k] += tread(&writers[i].ops[k]);
-}
-
-static unsigned long total(const unsigned long *v, unsigned int n)
-{
-	unsigned long s = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		s += v[i];
-	return s;
-}
-
 static void print_progress(double t, double dt)
 {
-	static unsigned long r0[NR_ROPS], w0[NR_WOPS];
-	unsigned long r[NR_ROPS], w[NR_WOPS];
 	struct rcuradix_stats st;
 
-	sum_ops(r, w);
+	tops_progress(t, dt, &rops, &wops);
 	rcuradix_get_stats(&st, sizeof(st));
-	printf("t=%3.0fs reads/s:", t);
-	for (unsigned int k = 0; k < NR_ROPS; k++)
-		printf(" %s=%.0f", rop_names[k], (double)(r[k] - r0[k]) / dt);
-	printf(" | writes/s:");
-	for (unsigned int k = 0; k < NR_WOPS; k++)
-		printf(" %s=%.0f", wop_names[k], (double)(w[k] - w0[k]) / dt);
 	printf(" | ids=%lu items=%lu nodes live=%lu pending=%lu errors=%lu\n",
 	       uatomic_read(&nr_taken), uatomic_read(&nr_items), st.nodes_live, st.nodes_pending,
 	       terrors());
 	fflush(stdout);
-	memcpy(r0, r, sizeof(r));
-	memcpy(w0, w, sizeof(w));
 }
 
 /* The model at the end, for SUMMARY. */
@@ -1456,6 +1429,8 @@ static void final_check_and_destroy(void)
 static void setup_threads(void)
 {
 	readers = xcalloc(io->readers, sizeof(*readers));
+	rops = (struct tops){ rop_names, NR_ROPS, readers ? readers->ops : NULL,
+			      sizeof(*readers), io->readers };
 	for (unsigned int i = 0; i < io->readers; i++) {
 		readers[i].idx = i;
 		readers[i].beat = (struct tbeat){ .role = "reader", .idx = i };
@@ -1463,6 +1438,8 @@ static void setup_threads(void)
 		readers[i].last_gen = xcalloc(nr_index, sizeof(unsigned long));
 	}
 	writers = xcalloc(io->writers, sizeof(*writers));
+	wops = (struct tops){ wop_names, NR_WOPS, writers ? writers->ops : NULL,
+			      sizeof(*writers), io->writers };
 	for (unsigned int i = 0; i < io->writers; i++) {
 		writers[i].idx = i;
 		writers[i].beat = (struct tbeat){ .role = "writer", .idx = i };
@@ -1474,10 +1451,9 @@ static int summary(double elapsed)
 {
 	unsigned long r[NR_ROPS], w[NR_WOPS], stable_checks = 0, full_walks = 0;
 	unsigned long allocs = 0, enospc = 0, enomem = 0;
+	unsigned long reads = tops_sum(&rops, r), writes = tops_sum(&wops, w);
 	char ops[2048];
-	size_t len = 0;
 
-	sum_ops(r, w);
 	for (unsigned int i = 0; i < io->readers; i++) {
 		stable_checks += readers[i].stable_checks;
 		full_walks += readers[i].full_walks;
@@ -1487,17 +1463,14 @@ static int summary(double elapsed)
 		enospc += writers[i].enospc;
 		enomem += writers[i].enomem;
 	}
-	for (unsigned int k = 0; k < NR_ROPS && len < sizeof(ops); k++)
-		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", rop_names[k], r[k]);
-	for (unsigned int k = 0; k < NR_WOPS && len < sizeof(ops); k++)
-		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", wop_names[k], w[k]);
+	tops_format(ops, sizeof(ops), &rops, r, &wops, w);
 	return tsummary(io->fl, elapsed,
 			" mode=idr readers=%u writers=%u ids=%lu base=%lu far_ids=%lu yield=%d "
 			"stable_ids=%lu reads=%lu writes=%lu%s allocations=%lu enospc=%lu "
 			"nowait_enomem=%lu stable_checks=%lu full_walks=%lu ids_at_end=%lu "
 			"items_at_end=%lu reserved_at_end=%lu",
 			io->readers, io->writers, near_ids, io->base, nr_index - far_index, io->yield,
-			nr_stable, total(r, NR_ROPS), total(w, NR_WOPS), ops, allocs, enospc, enomem,
+			nr_stable, reads, writes, ops, allocs, enospc, enomem,
 			stable_checks, full_walks, end_ids, end_items, end_reserved);
 }
 

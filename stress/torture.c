@@ -609,6 +609,10 @@ struct writer {
 
 static struct reader *readers;
 static struct writer *writers;
+/* The threads' operation counters, set once the threads are allocated. */
+static struct tops rops, wops;
+_Static_assert(NR_ROPS <= TOPS_MAX_KINDS && NR_WOPS <= TOPS_MAX_KINDS,
+	       "every kind fits the shared counters");
 
 static const struct rcu_flavor_struct *rcu(void)
 {
@@ -2039,6 +2043,8 @@ static void *writer_main(void *arg)
 static void setup_writers(void)
 {
 	writers = xcalloc(opt.writers, sizeof(*writers));
+	wops = (struct tops){ wop_names, NR_WOPS, writers ? writers->ops : NULL,
+			      sizeof(*writers), opt.writers };
 	for (unsigned int i = 0; i < opt.writers; i++) {
 		struct writer *w = &writers[i];
 
@@ -2064,6 +2070,8 @@ static void setup_writers(void)
 static void setup_readers(void)
 {
 	readers = xcalloc(opt.readers, sizeof(*readers));
+	rops = (struct tops){ rop_names, NR_ROPS, readers ? readers->ops : NULL,
+			      sizeof(*readers), opt.readers };
 	for (unsigned int i = 0; i < opt.readers; i++) {
 		readers[i].idx = i;
 		readers[i].beat = (struct tbeat){ .role = "reader", .idx = i };
@@ -2103,47 +2111,16 @@ static void insert_stable(void)
 
 /* ---- progress and the end ---------------------------------------------- */
 
-static void sum_ops(unsigned long *r, unsigned long *w)
-{
-	memset(r, 0, NR_ROPS * sizeof(*r));
-	memset(w, 0, NR_WOPS * sizeof(*w));
-	for (unsigned int i = 0; i < opt.readers; i++)
-		for (unsigned int k = 0; k < NR_ROPS; k++)
-			r[k] += tread(&readers[i].ops[k]);
-	for (unsigned int i = 0; i < opt.writers; i++)
-		for (unsigned int k = 0; k < NR_WOPS; k++)
-			w[k] += tread(&writers[i].ops[k]);
-}
-
-static unsigned long total(const unsigned long *v, unsigned int n)
-{
-	unsigned long s = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		s += v[i];
-	return s;
-}
-
 /* One progress line: operations per second of each kind since the last. */
 static void print_progress(double t, double dt)
 {
-	static unsigned long r0[NR_ROPS], w0[NR_WOPS];
-	unsigned long r[NR_ROPS], w[NR_WOPS];
 	struct rcuradix_stats st;
 
-	sum_ops(r, w);
+	tops_progress(t, dt, &rops, &wops);
 	rcuradix_get_stats(&st, sizeof(st));
-	printf("t=%3.0fs reads/s:", t);
-	for (unsigned int k = 0; k < NR_ROPS; k++)
-		printf(" %s=%.0f", rop_names[k], (double)(r[k] - r0[k]) / dt);
-	printf(" | writes/s:");
-	for (unsigned int k = 0; k < NR_WOPS; k++)
-		printf(" %s=%.0f", wop_names[k], (double)(w[k] - w0[k]) / dt);
 	printf(" | nodes live=%lu pending=%lu errors=%lu\n", st.nodes_live, st.nodes_pending,
 	       terrors());
 	fflush(stdout);
-	memcpy(r0, r, sizeof(r));
-	memcpy(w0, w, sizeof(w));
 }
 
 /*
@@ -2225,11 +2202,9 @@ static unsigned long final_check(void)
 static int summary(double elapsed, unsigned long present)
 {
 	unsigned long r[NR_ROPS], w[NR_WOPS], tag_checks = 0, tag_checks_moot = 0;
-	unsigned long relookups = 0;
+	unsigned long relookups = 0, reads = tops_sum(&rops, r), writes = tops_sum(&wops, w);
 	char ops[2048];
-	size_t len = 0;
 
-	sum_ops(r, w);
 	for (unsigned int i = 0; i < opt.readers; i++) {
 		tag_checks += readers[i].tag_checks;
 		tag_checks_moot += readers[i].tag_checks_moot;
@@ -2237,16 +2212,13 @@ static int summary(double elapsed, unsigned long present)
 	}
 	for (unsigned int i = 0; i < opt.writers; i++)
 		relookups += writers[i].relookups;
-	for (unsigned int k = 0; k < NR_ROPS && len < sizeof(ops); k++)
-		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", rop_names[k], r[k]);
-	for (unsigned int k = 0; k < NR_WOPS && len < sizeof(ops); k++)
-		len += (size_t)snprintf(ops + len, sizeof(ops) - len, " %s=%lu", wop_names[k], w[k]);
+	tops_format(ops, sizeof(ops), &rops, r, &wops, w);
 	return tsummary(opt.fl, elapsed,
 			" distribution=%s readers=%u writers=%u keys=%lu chaos=%lu gang=%u tags=%u "
 			"yield=%d stable_keys=%lu reads=%lu writes=%lu%s tag_flag_checks=%lu "
 			"tag_flag_checks_moot=%lu null_slot_relookups=%lu items_at_end=%lu",
 			dist_names[opt.dist], opt.readers, opt.writers, opt.keys, opt.chaos, opt.gang,
-			opt.tags, opt.yield, nr_stable, total(r, NR_ROPS), total(w, NR_WOPS), ops,
+			opt.tags, opt.yield, nr_stable, reads, writes, ops,
 			tag_checks, tag_checks_moot, relookups, present);
 }
 

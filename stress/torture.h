@@ -119,6 +119,35 @@ static inline unsigned long tread(const unsigned long *c)
 /* Monotonic seconds. */
 double tnow(void);
 
+/*
+ * The operation counters of one role's threads (readers or writers):
+ * thread i's are the @kinds counters at (char *)@first + i * @stride,
+ * counted with tcount(), and @names names them.  @first may be NULL when
+ * @threads is 0.
+ */
+struct tops {
+	const char *const *names;
+	unsigned int kinds;
+	const unsigned long *first;
+	size_t stride;
+	unsigned int threads;
+};
+#define TOPS_MAX_KINDS 16
+
+/* @sum[k]: kind k's count over every thread, read racily (tread()).
+ * Returns the sum over the kinds. */
+unsigned long tops_sum(const struct tops *o, unsigned long *sum);
+
+/* The start of a progress line, "t=Ns reads/s: name=rate ... | writes/s:
+ * name=rate ...", rates since the previous call; the caller ends the
+ * line.  One program prints one series of lines. */
+void tops_progress(double t, double dt, const struct tops *reads, const struct tops *writes);
+
+/* " name=count" for every kind of @reads (counts @r), then of @writes
+ * (@w), into @buf of @size bytes, for SUMMARY. */
+void tops_format(char *buf, size_t size, const struct tops *reads, const unsigned long *r,
+		 const struct tops *writes, const unsigned long *w);
+
 /* ---- a run: heartbeats, watchdog, teardown, SUMMARY -------------------- */
 
 /* A thread that makes no progress this long is stuck (livelock or deadlock). */
