@@ -15,20 +15,35 @@
  *                       (mutex+bitmap) is the IDA's peer
  *   plain radix tree    radix_tree_insert/delete/lookup on the same dense
  *                       keys 0..N-1: the reference idr_find is held to
+ *   kernel IDR          with --kernel PATH only: the Linux kernel's own
+ *                       lib/idr.c, lib/radix-tree.c and lib/xarray.c (6.1),
+ *                       compiled from Debian's linux-source-6.1 tarball
+ *                       into a shared object by bench/kernel-idr.sh (`make
+ *                       bench-kernel-idr`; bench/kernel-idr.c says how),
+ *                       loaded with dlopen(RTLD_LOCAL): idr_alloc() and
+ *                       idr_remove() under the IDR's xa_lock (a pthread
+ *                       mutex there), idr_find() inside rcu_read_lock()
+ *                       (urcu-memb, the same RCU domain); the kernel's IDA
+ *                       ("kernel IDA") is the IDA table's third column
  *
  * Tables: churn (remove a random live id, allocate one; 1 and 2 threads)
  * and lookups of random live ids (1 reader, alone and next to a churning
  * writer) at N live ids; the cost of a remove+alloc pair from 2^10 to
  * 2^20 live ids (2^24 with --full); the IDA's free+alloc churn and bytes
- * per id against the bitmap.  Cells are median [min] of interleaved
- * repetitions (A B C D A B C D ...) and the ratio peer / rcuradix of the
- * medians, as rcuradix-bench prints them.  Every measurement checks its
- * results (ids in order when filling, the lowest free id where the peer
- * claims it, the pointer each lookup finds, the whole map afterwards) and
- * stops the run otherwise.
+ * per id against the bitmap (and the kernel's IDA).  Cells are median [min]
+ * of interleaved repetitions (A B C D A B C D ...) and the ratio peer /
+ * rcuradix of the medians, as rcuradix-bench prints them.  Every
+ * measurement checks its results (ids in order when filling, the lowest
+ * free id where the peer claims it, the pointer each lookup finds, the
+ * whole map afterwards), the kernel's as the others', and stops the run
+ * otherwise.  With --kernel, two targets: rcuradix's churn (1 thread) and
+ * IDA free+alloc within the kernel's time (rcuradix / kernel <= 1.0).
  *
  *   idr-bench              N = 2^20, 5 repetitions (1.5 minutes on 2 CPUs)
  *   idr-bench --full       the pair cost up to 2^24 live ids too
+ *   idr-bench --kernel bench/kernel-idr/libkidr.so
+ *                          the kernel's IDR and IDA as a fifth column, and
+ *                          the targets against them (`make bench-kernel-idr`)
  *   idr-bench --quick      tiny sizes, one repetition (make check)
  *   idr-bench --help       every option
  */
@@ -37,6 +52,7 @@
 
 #include "bench.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
@@ -52,16 +68,22 @@
 #include <urcu/rculfhash.h>
 #include <urcu/uatomic.h>
 
+#include "kernel-idr.h"
+
 /* ---- columns ------------------------------------------------------------ */
 
-enum { C_RR, C_FREELIST, C_BITMAP, C_TREE, NCOLS };
+enum { C_RR, C_FREELIST, C_BITMAP, C_TREE, C_KERNEL, NCOLS };
+
+/* The columns measured: the kernel's only with --kernel. */
+static int ncols = C_KERNEL;
 
 /* The tables (util.c) name their columns through peers[]: here they are the
- * structures of this program, renamed for the IDA table. */
+ * structures of this program, renamed for the IDA table.  A column that
+ * measured nothing (the kernel's, without --kernel) is not printed. */
 static struct peer_ops columns[NPEERS] = {
 	{ .name = "rcuradix IDR" },	   { .name = "mutex+freelist+lfht" },
 	{ .name = "mutex+bitmap+lfht" }, { .name = "plain radix tree" },
-	{ .name = "unused" },
+	{ .name = "kernel IDR" },
 };
 const struct peer_ops *const peers[NPEERS] = { &columns[0], &columns[1], &columns[2],
 					       &columns[3], &columns[4] };
@@ -70,6 +92,7 @@ static void name_columns(bool ida)
 {
 	columns[C_RR].name = ida ? "rcuradix IDA" : "rcuradix IDR";
 	columns[C_BITMAP].name = ida ? "mutex+bitmap" : "mutex+bitmap+lfht";
+	columns[C_KERNEL].name = ida ? "kernel IDA" : "kernel IDR";
 }
 
 static void *xcalloc(size_t n, size_t size)
@@ -648,11 +671,75 @@ static const struct idmap_ops map_bitmap = {
 	.bytes = bl_bytes,
 };
 
+/*
+ * The kernel's IDR and IDA (--kernel): libkidr.so, built by
+ * bench/kernel-idr.sh from the kernel's own files, exports the functions of
+ * bench/kernel-idr.h and nothing else (the kernel's idr_alloc() and the
+ * rest have the names of ours).  Its alloc, remove, find and free go into
+ * the maps' function pointers as they are: one indirect call per
+ * operation, as rcuradix's through its wrappers here.
+ */
+static struct {
+	void *dl;
+	const char *path;
+	const char *describe;
+	__typeof__(&kidr_live_bytes) live_bytes;
+	__typeof__(&kidr_new) idr_new;
+	__typeof__(&kidr_destroy) idr_destroy;
+	__typeof__(&kida_new) ida_new;
+	__typeof__(&kida_destroy) ida_destroy;
+} kernel;
+
+/* The kernel's live object bytes once the pending call_rcu() frees ran. */
+static double kernel_live_bytes(void)
+{
+	urcu_memb_barrier();
+	return (double)kernel.live_bytes();
+}
+
+/* The live bytes when the one kernel IDR or IDA of the pass was made. */
+static double kernel_live0;
+
+static void *ki_create(size_t n)
+{
+	void *h;
+
+	(void)n;
+	kernel_live0 = kernel_live_bytes();
+	h = kernel.idr_new();
+	if (!h)
+		die("kernel IDR: kidr_new failed");
+	return h;
+}
+
+static void ki_destroy(void *m)
+{
+	kernel.idr_destroy(m);
+	urcu_memb_barrier();
+}
+
+/* Nodes at their 576 bytes (the kernel's slab object), no malloc() header. */
+static double ki_bytes(void *m, size_t n)
+{
+	(void)m;
+	(void)n;
+	return kernel_live_bytes() - kernel_live0;
+}
+
+/* alloc, remove, find: set by kernel_load(). */
+static struct idmap_ops map_kernel = {
+	.lowest = true,
+	.create = ki_create,
+	.destroy = ki_destroy,
+	.bytes = ki_bytes,
+};
+
 static const struct idmap_ops *const maps[NCOLS] = {
 	[C_RR] = &map_rr,
 	[C_FREELIST] = &map_freelist,
 	[C_BITMAP] = &map_bitmap,
 	[C_TREE] = &map_tree,
+	[C_KERNEL] = &map_kernel,
 };
 
 /* ---- an id allocator: the IDA and the bitmap ---------------------------- */
@@ -761,6 +848,88 @@ static const struct idalloc_ops ida_bitmap = {
 	.bytes = ba_bytes,
 };
 
+/* The kernel's IDA: its nodes and 128-byte bitmaps (kmalloc()). */
+
+static void *ka_create(size_t n)
+{
+	void *h;
+
+	(void)n;
+	kernel_live0 = kernel_live_bytes();
+	h = kernel.ida_new();
+	if (!h)
+		die("kernel IDA: kida_new failed");
+	return h;
+}
+
+static void ka_destroy(void *a)
+{
+	kernel.ida_destroy(a);
+	urcu_memb_barrier();
+}
+
+/* alloc, free: set by kernel_load(). */
+static struct idalloc_ops ida_kernel = {
+	.create = ka_create,
+	.destroy = ka_destroy,
+	.bytes = ki_bytes,
+};
+
+/* A function of libkidr.so, or the run stops. */
+static void *kernel_sym(const char *name)
+{
+	void *f;
+
+	dlerror();
+	f = dlsym(kernel.dl, name);
+	if (!f)
+		die("--kernel %s: no %s: %s (not built by bench/kernel-idr.sh?)", kernel.path, name,
+		    dlerror());
+	return f;
+}
+
+/* Typed: a signature of kernel-idr.h that no longer fits its use here does
+ * not compile. */
+#define KERNEL_SYM(fn) ((__typeof__(&fn))kernel_sym(#fn))
+
+/* The kernel's IDR and IDA from @path: fills the fifth column. */
+static void kernel_load(const char *path)
+{
+	__typeof__(&kidr_abi) abi;
+	__typeof__(&kidr_describe) describe;
+
+	static char here[4096];
+
+	/* A name without a slash is a file here, not one of the library path. */
+	if (!strchr(path, '/')) {
+		snprintf(here, sizeof(here), "./%s", path);
+		path = here;
+	}
+	kernel.path = path;
+	/* RTLD_LOCAL: its names stay out of the global scope (it exports
+	 * kidr_* and kida_* only anyway); RTLD_NOW: a missing symbol now. */
+	kernel.dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!kernel.dl)
+		die("--kernel %s: %s (make bench-kernel-idr builds it)", path, dlerror());
+	abi = KERNEL_SYM(kidr_abi);
+	if (abi() != KIDR_ABI)
+		die("--kernel %s: interface %d, this idr-bench expects %d: rebuild it", path, abi(),
+		    KIDR_ABI);
+	describe = KERNEL_SYM(kidr_describe);
+	kernel.describe = describe();
+	kernel.live_bytes = KERNEL_SYM(kidr_live_bytes);
+	kernel.idr_new = KERNEL_SYM(kidr_new);
+	kernel.idr_destroy = KERNEL_SYM(kidr_destroy);
+	kernel.ida_new = KERNEL_SYM(kida_new);
+	kernel.ida_destroy = KERNEL_SYM(kida_destroy);
+	map_kernel.alloc = KERNEL_SYM(kidr_alloc);
+	map_kernel.remove = KERNEL_SYM(kidr_remove);
+	map_kernel.find = KERNEL_SYM(kidr_find);
+	ida_kernel.alloc = KERNEL_SYM(kida_alloc);
+	ida_kernel.free = KERNEL_SYM(kida_free);
+	ncols = C_KERNEL + 1;
+}
+
 /* ---- configuration ------------------------------------------------------ */
 
 /* The largest N of the pair-cost table: the default run and --full. */
@@ -775,6 +944,7 @@ struct config {
 	bool quick, full, verbose;
 	uint64_t seed;
 	const char *csv;
+	const char *kernel; /* --kernel: libkidr.so */
 };
 
 /* Operations per measurement: N, within [min_ops, max_ops]. */
@@ -1200,7 +1370,7 @@ static void run_idr_table(const struct config *c, struct pass *x, struct table *
 	table_row(t, OP_LOOKUP_W, "ns/op", false);
 	table_row(t, OP_WRITER, "ns/pair", false);
 	for (rep = 0; rep < c->reps; rep++) {
-		for (col = 0; col < NCOLS; col++)
+		for (col = 0; col < ncols; col++)
 			idr_pass(col, x, rep, t);
 		if (c->verbose)
 			fprintf(stderr, "  churn and lookups N=%zu: repetition %d/%d done\n", x->n,
@@ -1227,7 +1397,7 @@ static void run_by_n_table(const struct config *c, struct pass *x, struct table 
 	for (l = 10; l <= c->by_n_max; l += 2) {
 		x->n = (size_t)1 << l;
 		for (rep = 0; rep < c->reps; rep++) {
-			for (col = 0; col < NCOLS; col++) {
+			for (col = 0; col < ncols; col++) {
 				const struct idmap_ops *p = maps[col];
 				void *m;
 
@@ -1318,6 +1488,10 @@ static void run_ida_table(const struct config *c, struct pass *x, struct table *
 		ida_pass(C_RR, &ida_rr, x, rep, t);
 		x->name = peers[C_BITMAP]->name;
 		ida_pass(C_BITMAP, &ida_bitmap, x, rep, t);
+		if (ncols > C_KERNEL) {
+			x->name = peers[C_KERNEL]->name;
+			ida_pass(C_KERNEL, &ida_kernel, x, rep, t);
+		}
 	}
 	if (c->verbose)
 		fprintf(stderr, "  IDA N=%zu done\n", x->n);
@@ -1350,6 +1524,19 @@ static void print_header(const struct config *c, FILE *out)
 		     "  mutex, call_rcu frees; memory = nodes x %zu B (glibc chunk) + buckets "
 		     "x 16 B\n",
 		lf_node_chunk);
+	if (ncols > C_KERNEL)
+		fprintf(out,
+			"  kernel IDR           --kernel %s:\n"
+			"                       %s;\n"
+			"                       idr_alloc(GFP_KERNEL) and idr_remove() under "
+			"idr_lock() (xa_lock:\n"
+			"                       a pthread mutex), idr_find() inside rcu_read_lock() "
+			"(urcu-memb);\n"
+			"                       kernel IDA: ida_alloc(GFP_KERNEL), ida_free(); slab "
+			"and kmalloc():\n"
+			"                       malloc() (above); memory: 576-byte nodes, 128-byte IDA "
+			"bitmaps\n",
+			kernel.path, kernel.describe);
 	fprintf(out, "method:    %d interleaved repetitions (A B C D A B C D ...); cells: "
 		     "median [min],\n           then peer/rcuradix of the medians; seed %llu\n",
 		c->reps, (unsigned long long)c->seed);
@@ -1378,6 +1565,10 @@ static void print_notes_idr(FILE *out)
 		"other CPU\n"
 		"(its CPU time per pair: the 1R+1W writer row).  CPU time for the rest.\n"
 		"mutex+freelist+lfht does not hand out the lowest free id (the last freed one).\n");
+	if (ncols > C_KERNEL)
+		fprintf(out, "kernel IDR: its alloc and remove each take the IDR's xa_lock "
+			     "(idr_lock(), a pthread\nmutex), 1 thread or 2, as rcuradix's take "
+			     "its tree's mutex.\n");
 }
 
 static double med(const struct table *t, const char *op, int col)
@@ -1406,6 +1597,22 @@ static void print_target(const struct table *t, FILE *out, FILE *csv)
 			t->title, t->n, verdict, v, a, b);
 }
 
+/* The targets against the kernel's IDR and IDA (--kernel): rcuradix's time
+ * at most the kernel's (rcuradix / kernel <= 1.0) for the churn, 1 thread,
+ * and the IDA's free+alloc. */
+static void print_kernel_target(const struct table *t, const char *op, const char *what,
+				FILE *out, FILE *csv)
+{
+	double a = med(t, op, C_RR), b = med(t, op, C_KERNEL), v = a / b;
+	const char *verdict = isnan(v) ? "n/a" : v <= 1.0 ? "met" : "MISSED";
+
+	fprintf(out, "%-40s %7.3g vs %-7.3g = %6.3f  (target <= 1.00)  %s\n", what, a, b, v,
+		verdict);
+	if (csv)
+		fprintf(csv, "target,%s,%zu,%s,<= 1.00,%s,%.6g,%.6g,%.6g,0\n", t->title, t->n, what,
+			verdict, v, a, b);
+}
+
 /* The pair against N: the IDR over the plain tree's delete+insert of the
  * same key at every N (the cost of finding the free id), and the growth. */
 static void print_flatness(const struct config *c, const struct table *t, FILE *out)
@@ -1417,7 +1624,7 @@ static void print_flatness(const struct config *c, const struct table *t, FILE *
 		fprintf(out, " %.2f (2^%d)", med(t, by_n_rows[l], C_RR) / med(t, by_n_rows[l], C_TREE),
 			l);
 	fprintf(out, "\n2^%d ids / 2^10 ids:", c->by_n_max);
-	for (col = 0; col < NCOLS; col++)
+	for (col = 0; col < ncols; col++)
 		fprintf(out, "%s %s %.2f", col ? "," : "", peers[col]->name,
 			med(t, by_n_rows[c->by_n_max], col) / med(t, by_n_rows[10], col));
 	fprintf(out, "\n1 thread, CPU time: remove a random live id, allocate the lowest free one "
@@ -1438,6 +1645,9 @@ static void usage(FILE *out)
 		"                operations (make check)\n"
 		"  --seed S      random seed (default 42)\n"
 		"  --csv FILE    write every figure to FILE (rcuradix-bench's columns)\n"
+		"  --kernel SO   the Linux kernel's IDR and IDA from SO as a fifth column, and\n"
+		"                the targets against them (bench/kernel-idr.sh builds SO:\n"
+		"                make bench-kernel-idr)\n"
 		"  --quiet       no progress on stderr\n",
 		MAX_REPS, BY_N_MAX_FULL, BY_N_MAX);
 }
@@ -1449,7 +1659,7 @@ static void parse(int argc, char **argv, struct config *c)
 		{ "full", no_argument, NULL, 'F' },	  { "quick", no_argument, NULL, 'Q' },
 		{ "seed", required_argument, NULL, 's' }, { "csv", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },	  { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "kernel", required_argument, NULL, 'k' }, { NULL, 0, NULL, 0 },
 	};
 	bool n_set = false, reps_set = false;
 	int opt;
@@ -1491,6 +1701,9 @@ static void parse(int argc, char **argv, struct config *c)
 		case 'q':
 			c->verbose = false;
 			break;
+		case 'k':
+			c->kernel = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -1529,6 +1742,8 @@ int main(int argc, char **argv)
 	void *probe;
 
 	parse(argc, argv, &c);
+	if (c.kernel)
+		kernel_load(c.kernel);
 	urcu_memb_register_thread();
 	probe = malloc(sizeof(struct lf_node));
 	if (!probe)
@@ -1570,6 +1785,12 @@ int main(int argc, char **argv)
 		table_print(&t1, stdout);
 		print_notes_idr(stdout);
 		print_target(&t1, stdout, csv);
+		if (ncols > C_KERNEL) {
+			fprintf(stdout, "\n== target: rcuradix within the kernel's time, N = %zu ==\n",
+				t1.n);
+			print_kernel_target(&t1, OP_CHURN1, "churn 1 thread ns: rcuradix / kernel",
+					    stdout, csv);
+		}
 		if (csv)
 			table_csv(&t1, csv);
 		fflush(stdout);
@@ -1599,6 +1820,14 @@ int main(int argc, char **argv)
 			"allocate the lowest free\n(the one just freed).  Memory: the IDA's "
 			"nodes and 128-byte bitmaps (rcuradix_get_stats()),\nthe bitmap's "
 			"words at its size for N ids.\n");
+	if (ncols > C_KERNEL) {
+		fprintf(stdout, "kernel IDA: ida_alloc(GFP_KERNEL), ida_free(); memory: its "
+				"576-byte nodes and 128-byte\nbitmaps at their size.\n");
+		fprintf(stdout, "\n== target: rcuradix within the kernel's time, N = %zu ==\n",
+			t3.n);
+		print_kernel_target(&t3, OP_IDA_CHURN, "IDA free+alloc ns: rcuradix / kernel",
+				    stdout, csv);
+	}
 	if (csv)
 		table_csv(&t3, csv);
 

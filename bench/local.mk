@@ -20,6 +20,12 @@
 #   bench/idr-bench        the IDR and IDA against a mutex with a free list or a
 #                          bitmap next to cds_lfht (`make bench-idr`; needs no
 #                          Judy); tests/idr-bench-smoke.sh keeps it from rotting.
+#                          `make bench-kernel-idr` adds the Linux kernel's own
+#                          IDR and IDA (bench/kernel-idr/libkidr.so, built by
+#                          bench/kernel-idr-build from Debian's linux-source-6.1
+#                          tarball at bench time: no kernel file is in this
+#                          tree); bench/kernel-idr-smoke.sh, when the tarball is
+#                          installed.
 
 BENCH_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/bench $(NODE_ALLOC_CPPFLAGS) \
 	$(URCU_MEMB_CFLAGS) $(URCU_CDS_CFLAGS)
@@ -72,7 +78,7 @@ bench bench-full bench-sharing bench-targets bench-plot bench-plot-quick:
 endif
 .PHONY: bench bench-full bench-sharing bench-targets bench-plot bench-plot-quick
 CLEANFILES += $(BENCH_CSV) bench-full.csv bench-sharing.csv bench-targets.csv bench-sweep.csv
-clean-local: clean-bench-plots
+clean-local: clean-bench-plots clean-kernel-idr
 clean-bench-plots:
 	-rm -rf bench-plots
 .PHONY: clean-bench-plots
@@ -82,7 +88,7 @@ clean-bench-plots:
 # and no Judy.  bench-idr: N = 2^20, 5 repetitions (1.5 minutes on 2 CPUs);
 # bench/idr-bench --full adds the pair cost at 2^22 and 2^24 ids.
 noinst_PROGRAMS += bench/idr-bench
-bench_idr_bench_SOURCES = bench/idr.c bench/bench.h bench/util.c bench/keys.c
+bench_idr_bench_SOURCES = bench/idr.c bench/bench.h bench/kernel-idr.h bench/util.c bench/keys.c
 bench_idr_bench_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_idr_bench_LDADD = lib/librcuradix.la $(URCU_CDS_LIBS) $(URCU_MEMB_LIBS) \
 	$(PTHREAD_LIBS) -ldl -lm
@@ -93,6 +99,44 @@ bench-idr: bench/idr-bench
 	@echo "CSV: bench-idr.csv"
 .PHONY: bench-idr
 CLEANFILES += bench-idr.csv
+
+# The Linux kernel's own IDR and IDA as idr-bench's fifth column
+# (doc/performance.md, "IDR and IDA").  The kernel's files (GPL-2.0) are never
+# in this tree: bench/kernel-idr-build (bench/kernel-idr.sh with configure's
+# compiler and flags) extracts lib/idr.c, lib/radix-tree.c, lib/xarray.c and
+# the headers of the kernel's userspace harness from
+# /usr/src/linux-source-6.1.tar.xz (Debian's linux-source-6.1) into
+# bench/kernel-idr/ and links them with bench/kernel-idr.c, the glue, into
+# bench/kernel-idr/libkidr.so, which exports kidr_* and kida_* only;
+# idr-bench --kernel loads it with dlopen().  Nothing of it runs unless the
+# tarball is installed: bench/kernel-idr-smoke.sh (make check) skips
+# without it, and `make bench-kernel-idr` fails naming the package.
+# KIDR_BENCH_FLAGS: more idr-bench options (--reps 7, --n 16, ...).
+KIDR_DIR = bench/kernel-idr
+KIDR_BENCH_FLAGS =
+check_SCRIPTS = bench/kernel-idr-build
+bench/kernel-idr-build: $(srcdir)/bench/kernel-idr.sh Makefile
+	$(AM_V_GEN)$(MKDIR_P) bench && \
+	sed -e 's|@KIDR_CC@|$(CC)|g' -e 's|@KIDR_CFLAGS@|$(CFLAGS)|g' -e 's|@KIDR_WARN_CFLAGS@|$(WARN_CFLAGS)|g' \
+	    -e 's|@KIDR_PTHREAD_CFLAGS@|$(PTHREAD_CFLAGS)|g' -e 's|@KIDR_PTHREAD_LIBS@|$(PTHREAD_LIBS)|g' \
+	    -e 's|@KIDR_URCU_MEMB_CFLAGS@|$(URCU_MEMB_CFLAGS)|g' \
+	    -e 's|@KIDR_URCU_MEMB_LIBS@|$(URCU_MEMB_LIBS)|g' \
+	    -e 's|@KIDR_SRCDIR@|$(abs_top_srcdir)|g' \
+	    $(srcdir)/bench/kernel-idr.sh >$@.tmp && \
+	chmod +x $@.tmp && mv -f $@.tmp $@
+# The library alone (about 20 s the first time, the tarball's extraction
+# most of it), then the benchmark with it: N = 2^20, 5 repetitions.
+bench-kernel-idr-lib: bench/kernel-idr-build
+	./bench/kernel-idr-build $(KIDR_DIR)
+bench-kernel-idr: bench/idr-bench bench-kernel-idr-lib
+	./bench/idr-bench --kernel $(KIDR_DIR)/libkidr.so --csv bench-kernel-idr.csv $(KIDR_BENCH_FLAGS)
+	@echo "CSV: bench-kernel-idr.csv"
+.PHONY: bench-kernel-idr bench-kernel-idr-lib clean-kernel-idr
+CLEANFILES += bench/kernel-idr-build bench-kernel-idr.csv
+clean-kernel-idr:
+	-rm -rf $(KIDR_DIR)
+TESTS += bench/kernel-idr-smoke.sh
+EXTRA_DIST += bench/kernel-idr.sh bench/kernel-idr.c bench/kernel-idr-smoke.sh
 
 # The cache lines a lookup reads, rcuradix against JudyL (callgrind's cache
 # simulation; bench/lines-probe.sh prints the table).  Not under sanitizers,
