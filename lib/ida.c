@@ -57,30 +57,6 @@ static void rt_ida_bit_set(struct rt_ida_bitmap *bitmap, unsigned int bit)
 	bitmap->words[bit / RT_BITS_PER_LONG] |= 1UL << (bit % RT_BITS_PER_LONG);
 }
 
-/* Is every bit of @bitmap from @bit's word on set?  Stops at the first
- * word with a clear bit: a bitmap being filled has one soon after. */
-static bool rt_ida_bitmap_full_from(const struct rt_ida_bitmap *bitmap, unsigned int bit)
-{
-	unsigned int w;
-
-	for (w = bit / RT_BITS_PER_LONG; w < RT_IDA_WORDS; w++)
-		if (~bitmap->words[w])
-			return false;
-	return true;
-}
-
-/* Is some bit of @bitmap set?  Stops at the first word with one: a
- * bitmap losing one id usually keeps others in its first word. */
-static bool rt_ida_bitmap_any(const struct rt_ida_bitmap *bitmap)
-{
-	unsigned int w;
-
-	for (w = 0; w < RT_IDA_WORDS; w++)
-		if (bitmap->words[w])
-			return true;
-	return false;
-}
-
 /* A new bitmap at free key @key, with only @bit set: 0 or -ENOMEM. */
 static int rt_ida_bitmap_insert(struct radix_tree_root *root, unsigned long key,
 				unsigned int bit, gfp_t gfp)
@@ -140,7 +116,7 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 		/* The bits below @from may be clear; the ones from @from up to
 		 * @bit are set (the search passed them). */
 		if ((from == 0 || rt_ida_bitmap_find(bitmap, 0, from) == RT_IDA_BITS) &&
-		    rt_ida_bitmap_full_from(bitmap, bit))
+		    rt_ida_bitmap_full_from(bitmap, bit / RT_BITS_PER_LONG))
 			rt_tag_clear_path(root, &path, RT_IDR_FREE, 1UL << rt_path_leaf(&path)->pos);
 		return (int)(key * RT_IDA_BITS + bit);
 	}
@@ -192,7 +168,7 @@ RCURADIX_API void ida_free(struct ida *ida, unsigned int id)
 	was_full = !(rt_step_tags(root, rt_path_leaf(&path), RT_IDR_FREE) &
 		     (1UL << rt_path_leaf(&path)->pos));
 	*word &= ~mask;
-	if (!rt_ida_bitmap_any(bitmap)) {
+	if (rt_ida_bitmap_empty(bitmap)) {
 		size_t size = RT_IDA_BITMAP_BYTES;
 		void *block = bitmap;
 

@@ -679,26 +679,32 @@ static inline bool rt_root_ida(const struct radix_tree_root *root)
 	return (root->flags & RT_ROOT_IDA) != 0;
 }
 
+/* Is every id of IDA bitmap @bitmap from word @w on taken?  Stops at the
+ * first word with a free id: a bitmap being filled has one soon after. */
+static inline bool rt_ida_bitmap_full_from(const struct rt_ida_bitmap *bitmap, unsigned int w)
+{
+	for (; w < RT_IDA_WORDS; w++)
+		if (~bitmap->words[w])
+			return false;
+	return true;
+}
+
 /* Is every id of IDA bitmap @bitmap taken? */
 static inline bool rt_ida_bitmap_full(const struct rt_ida_bitmap *bitmap)
 {
-	unsigned long all = ~0UL;
-	unsigned int i;
-
-	for (i = 0; i < RT_IDA_WORDS; i++)
-		all &= bitmap->words[i];
-	return all == ~0UL;
+	return rt_ida_bitmap_full_from(bitmap, 0);
 }
 
-/* Is every id of IDA bitmap @bitmap free? */
+/* Is every id of IDA bitmap @bitmap free?  Stops at the first word with a
+ * taken id: a bitmap losing one id usually keeps others in its first. */
 static inline bool rt_ida_bitmap_empty(const struct rt_ida_bitmap *bitmap)
 {
-	unsigned long any = 0;
-	unsigned int i;
+	unsigned int w;
 
-	for (i = 0; i < RT_IDA_WORDS; i++)
-		any |= bitmap->words[i];
-	return any == 0;
+	for (w = 0; w < RT_IDA_WORDS; w++)
+		if (bitmap->words[w])
+			return false;
+	return true;
 }
 
 /* ---- transitions (debug builds) ---------------------------------------- */
