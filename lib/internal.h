@@ -531,6 +531,22 @@ static inline unsigned long rt_sfx_get(const struct rt_cnode *node, unsigned int
 	}
 }
 
+/*
+ * The first and the last suffix of the range of compact-node entry @e
+ * stored with suffix @sfx: the suffix itself for an item; for a child,
+ * the span of its level around the stored suffix, which may be any key of
+ * the child's range (a split keeps it), not necessarily the first.
+ */
+static inline unsigned long rt_entry_first(unsigned long sfx, const void *e)
+{
+	return rt_is_internal(e) ? sfx & ~rt_level_maxindex(rt_entry_level(e)) : sfx;
+}
+
+static inline unsigned long rt_entry_last(unsigned long sfx, const void *e)
+{
+	return rt_is_internal(e) ? sfx | rt_level_maxindex(rt_entry_level(e)) : sfx;
+}
+
 static inline void rt_sfx_put(struct rt_cnode *node, unsigned int w, unsigned int i,
 			      unsigned long sfx)
 {

@@ -311,12 +311,6 @@ struct rt_cfound {
 			       * the item's; all ones if unknown */
 };
 
-/* The last key of the range of entry @e stored with suffix @sfx. */
-static unsigned long rt_entry_last(unsigned long sfx, const void *e)
-{
-	return rt_is_internal(e) ? sfx | rt_level_maxindex(rt_entry_level(e)) : sfx;
-}
-
 /*
  * rt_cnode_next() by loading every slot: the answer when a candidate's
  * slot read NULL (a tombstone, or an item emptied because the node was
@@ -342,8 +336,7 @@ static enum rt_cfind rt_cnode_next_scan(struct rt_cnode *node, unsigned long bas
 			continue;
 		}
 		last = base | rt_entry_last(sfx, e);
-		first = rt_is_internal(e) ? base | (sfx & ~rt_level_maxindex(rt_entry_level(e)))
-					  : last;
+		first = base | rt_entry_first(sfx, e);
 		if (last < *index || (best && first >= best_key))
 			continue;
 		if (tag >= 0 && !((rt_bits_rcu(tags[i]) >> tag) & 1U))

@@ -56,12 +56,6 @@ enum rt_rfind {
 	RT_RFIND_RETRY,  /* the node was copied: search again from the root */
 };
 
-/* The last key of the range of child entry @e stored with suffix @sfx. */
-static inline unsigned long rt_child_last(unsigned long sfx, const void *e)
-{
-	return sfx | rt_level_maxindex(rt_entry_level(e));
-}
-
 /*
  * The entry of compact node @node (suffix width @wd, keys from @base)
  * with the greatest key at or below *@index: a child whose range holds
@@ -94,11 +88,9 @@ rt_cnode_prev_w(const struct rt_cnode *node, unsigned int wd, unsigned long base
 		e = rt_entry_rcu(slots[p]);
 		if (!e) {
 			saw_null = true;
-		} else if ((rt_sfx_get(node, wd, p) & ~rt_level_maxindex(rt_entry_level(e))) <=
-			   key) {
+		} else if (rt_entry_first(rt_sfx_get(node, wd, p), e) <= key) {
 			*found = e;
-			*child_first = base | (rt_sfx_get(node, wd, p) &
-					       ~rt_level_maxindex(rt_entry_level(e)));
+			*child_first = base | rt_entry_first(rt_sfx_get(node, wd, p), e);
 			return RT_RFIND_CHILD;
 		}
 	}
@@ -123,10 +115,10 @@ rt_cnode_prev_w(const struct rt_cnode *node, unsigned int wd, unsigned long base
 				saw_null = true;
 				continue;
 			}
-			if ((sfx & ~rt_level_maxindex(rt_entry_level(e))) > key)
+			if (rt_entry_first(sfx, e) > key)
 				continue;
 			*found = e;
-			*child_first = base | (sfx & ~rt_level_maxindex(rt_entry_level(e)));
+			*child_first = base | rt_entry_first(sfx, e);
 			return RT_RFIND_CHILD;
 		}
 		if (best && sfx <= best_sfx)
@@ -148,9 +140,9 @@ rt_cnode_prev_w(const struct rt_cnode *node, unsigned int wd, unsigned long base
 		*index = base | best_sfx;
 		return RT_RFIND_ITEM;
 	}
-	if (rt_child_last(best_sfx, best) < key)
-		*index = base | rt_child_last(best_sfx, best);
-	*child_first = base | (best_sfx & ~rt_level_maxindex(rt_entry_level(best)));
+	if (rt_entry_last(best_sfx, best) < key)
+		*index = base | rt_entry_last(best_sfx, best);
+	*child_first = base | rt_entry_first(best_sfx, best);
 	return RT_RFIND_CHILD;
 }
 
@@ -197,20 +189,19 @@ static inline void rt_rwalk_pop(struct rt_rwalk *w, unsigned long key)
 }
 
 /*
- * Leave the current node for the key before its range.  Return: false if
- * the range started at key 0 (nothing is left below).
+ * Go on from the key before @first, the first key of a range found to
+ * hold nothing at or below the key: in the deepest node held whose range
+ * holds that key.  Return: false if @first is 0 (nothing is left below).
  */
-static inline bool rt_rwalk_below(struct rt_rwalk *w, unsigned long *index)
+static inline bool rt_rwalk_before(struct rt_rwalk *w, unsigned long first,
+				   unsigned long *index)
 {
-	unsigned long first = w->step[w->depth - 1].first;
-
 	if (first == 0)
 		return false;
 	*index = first - 1;
 	rt_rwalk_pop(w, *index);
 	return true;
 }
-
 /*
  * The item with the greatest key at or below *@index, its key stored in
  * *@index; NULL if none.  @w: the nodes of the previous search of this
@@ -252,10 +243,8 @@ static void *rt_prev(const struct radix_tree_root *root, struct rt_rwalk *w,
 			if (!child) {
 				/* Deleted since the bitmap was read: on below
 				 * the slot's range, in this node or above. */
-				if (first == 0)
+				if (!rt_rwalk_before(w, first, &key))
 					return NULL;
-				key = first - 1;
-				rt_rwalk_pop(w, key);
 				continue;
 			}
 			if (level == 0) {
@@ -279,10 +268,10 @@ static void *rt_prev(const struct radix_tree_root *root, struct rt_rwalk *w,
 			goto restart;
 		}
 below:
-		if (!rt_rwalk_below(w, &key))
+		/* The top node's range starts at key 0: it is never popped. */
+		if (!rt_rwalk_before(w, step->first, &key))
 			return NULL;
-		if (w->depth)
-			continue;
+		continue;
 restart:
 		/* From the root: the top node covers keys from 0, so the walk
 		 * never needs to go above it again. */
