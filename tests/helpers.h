@@ -156,4 +156,11 @@ unsigned int t_count_lines(const char *text, const char *line);
  * runs the long suites at a fraction of their length. */
 unsigned long t_scaled(unsigned long n);
 
+/* Do the byte ranges [@a, @a_end) and [@b, @b_end) touch a common 64-byte
+ * line?  (The layout tests of the root and of struct idr.) */
+static inline bool t_share_a_line(uintptr_t a, uintptr_t a_end, uintptr_t b, uintptr_t b_end)
+{
+	return a / 64 <= (b_end - 1) / 64 && b / 64 <= (a_end - 1) / 64;
+}
+
 #endif

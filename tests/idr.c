@@ -251,11 +251,6 @@ DEFINE_IDR(static_idr);
 #define IDR_WRITERS_FIRST offsetof(struct idr, idr_rt.lock)
 #define IDR_WRITERS_END (offsetof(struct idr, idr_next) + sizeof(unsigned int))
 
-static bool share_a_line(uintptr_t a, uintptr_t a_end, uintptr_t b, uintptr_t b_end)
-{
-	return a / 64 <= (b_end - 1) / 64 && b / 64 <= (a_end - 1) / 64;
-}
-
 Test(idr, reader_and_writer_fields_never_share_a_cache_line)
 {
 	unsigned int checked = 0;
@@ -265,11 +260,11 @@ Test(idr, reader_and_writer_fields_never_share_a_cache_line)
 	for (uintptr_t off = 0; off < 64; off += 8) {
 		uintptr_t r0 = off, r1 = r0 + sizeof(struct idr);
 
-		cr_assert_not(share_a_line(r0 + IDR_READERS_FIRST, r0 + IDR_READERS_END,
+		cr_assert_not(t_share_a_line(r0 + IDR_READERS_FIRST, r0 + IDR_READERS_END,
 					   r0 + IDR_WRITERS_FIRST, r0 + IDR_WRITERS_END),
 			      "an IDR at offset %lu: its reader and writer fields share a line",
 			      (unsigned long)off);
-		cr_assert_not(share_a_line(r0 + IDR_WRITERS_FIRST, r0 + IDR_WRITERS_END,
+		cr_assert_not(t_share_a_line(r0 + IDR_WRITERS_FIRST, r0 + IDR_WRITERS_END,
 					   r1 + IDR_READERS_FIRST, r1 + IDR_READERS_END),
 			      "idrs[0] at offset %lu: its writer fields share a line with "
 			      "idrs[1]'s reader fields", (unsigned long)off);
