@@ -272,6 +272,60 @@ void tops_format(char *buf, size_t size, const struct tops *reads, const unsigne
 		len += (size_t)snprintf(buf + len, size - len, " %s=%lu", writes->names[k], w[k]);
 }
 
+/* ---- readers ----------------------------------------------------------- */
+
+#define TQS_EVERY 1024UL    /* QSBR readers: quiescent state every 1024 ops */
+#define TIDLE_EVERY 65536UL /* readers go idle (QSBR: offline) this often */
+
+void treader_pause(const struct tflavor *fl)
+{
+	if (fl->qsbr) {
+		fl->rcu->read_quiescent_state();
+	} else {
+		fl->rcu->read_unlock();
+		fl->rcu->read_lock();
+	}
+}
+
+static void treader_idle(const struct tflavor *fl)
+{
+	struct timespec ts = { 0, 200000 };
+
+	if (fl->qsbr)
+		fl->rcu->thread_offline();
+	nanosleep(&ts, NULL);
+	if (fl->qsbr)
+		fl->rcu->thread_online();
+}
+
+void treader_loop(const struct tflavor *fl, struct trng *rng, struct tbeat *beat,
+		  const int *stop, bool yield, void (*op)(void *reader), void *reader)
+{
+	unsigned long n = 0, last_qs = 0;
+
+	fl->rcu->register_thread();
+	while (!uatomic_read(stop)) {
+		unsigned int batch = 1 + (unsigned int)trand_below(rng, 8);
+
+		fl->rcu->read_lock();
+		for (unsigned int i = 0; i < batch; i++)
+			op(reader);
+		fl->rcu->read_unlock();
+		n += batch;
+		tcount(&beat->count);
+		if (fl->qsbr && n - last_qs >= TQS_EVERY) {
+			fl->rcu->read_quiescent_state();
+			last_qs = n;
+		}
+		if (n % TIDLE_EVERY < batch)
+			treader_idle(fl);
+		if (yield)
+			sched_yield();
+	}
+	fl->rcu->unregister_thread();
+	uatomic_set(&beat->done, 1);
+}
+
 /* ---- a run: watchdog, teardown, SUMMARY --------------------------------- */
 
 static bool tall_done(struct tbeat *const *beats, unsigned int n)

@@ -71,8 +71,6 @@
 #define FAR_PER_WRITER BITS   /* a writer's far ids: one word of the bitmap */
 #define PENDING 8U            /* reservations a writer remembers, to publish */
 #define WINDOW 64UL           /* ids per locked comparison with the model */
-#define QS_EVERY 1024UL       /* QSBR readers: quiescent state every 1024 ops */
-#define IDLE_EVERY 65536UL    /* readers go idle (QSBR: offline) this often */
 #define FILL_OPS 24576UL      /* a writer's ops per filling phase, */
 #define DRAIN_OPS 8192UL      /* then per draining phase */
 
@@ -445,18 +443,6 @@ static unsigned long walk_limit(struct ireader *r)
 	return trand_below(&r->rng, 2) ? ULONG_MAX : 1 + trand_below(&r->rng, 256);
 }
 
-/* Leave and re-enter the read-side section (QSBR: report a quiescent
- * state); the caller holds no item across it. */
-static void reader_pause(void)
-{
-	if (io->fl->qsbr) {
-		rcu()->read_quiescent_state();
-	} else {
-		rcu()->read_unlock();
-		rcu()->read_lock();
-	}
-}
-
 /* A near index (mostly), or a far one. */
 static unsigned long random_index(struct trng *rng)
 {
@@ -548,7 +534,7 @@ static void r_for_each_entry(struct ireader *r)
 		/* The loop goes on from the id: the section may end between
 		 * steps. */
 		if (seen % 16 == 0)
-			reader_pause();
+			treader_pause(io->fl);
 	}
 	walk_end(&wk, INT_MAX);
 }
@@ -565,7 +551,7 @@ static void r_for_each_entry_ul(struct ireader *r)
 		if (!walk_id(&wk, id, entry) || ++seen == limit)
 			return;
 		if (seen % 16 == 0)
-			reader_pause();
+			treader_pause(io->fl);
 	}
 	walk_end(&wk, ULONG_MAX);
 }
@@ -587,7 +573,7 @@ static void r_continue(struct ireader *r)
 		if (!walk_id(&wk, (unsigned long)id, entry) || ++seen == limit)
 			return;
 		if (seen % 16 == 0)
-			reader_pause();
+			treader_pause(io->fl);
 	}
 	walk_end(&wk, INT_MAX);
 }
@@ -734,45 +720,16 @@ static void reader_op(struct ireader *r)
 	}
 }
 
-/* Idle for a moment: QSBR readers go offline, so that grace periods do not
- * wait for them. */
-static void reader_idle(void)
+static void reader_op_cb(void *r)
 {
-	struct timespec ts = { 0, 200000 };
-
-	if (io->fl->qsbr)
-		rcu()->thread_offline();
-	nanosleep(&ts, NULL);
-	if (io->fl->qsbr)
-		rcu()->thread_online();
+	reader_op(r);
 }
 
 static void *reader_main(void *arg)
 {
 	struct ireader *r = arg;
-	unsigned long n = 0, last_qs = 0;
 
-	rcu()->register_thread();
-	while (!uatomic_read(&stop)) {
-		unsigned int batch = 1 + (unsigned int)trand_below(&r->rng, 8);
-
-		rcu()->read_lock();
-		for (unsigned int i = 0; i < batch; i++)
-			reader_op(r);
-		rcu()->read_unlock();
-		n += batch;
-		tcount(&r->beat.count);
-		if (io->fl->qsbr && n - last_qs >= QS_EVERY) {
-			rcu()->read_quiescent_state();
-			last_qs = n;
-		}
-		if (n % IDLE_EVERY < batch)
-			reader_idle();
-		if (io->yield)
-			sched_yield();
-	}
-	rcu()->unregister_thread();
-	uatomic_set(&r->beat.done, 1);
+	treader_loop(io->fl, &r->rng, &r->beat, &stop, io->yield, reader_op_cb, r);
 	return NULL;
 }
 

@@ -69,8 +69,6 @@
 #define NEVER_SPAN 4096UL
 #define CLUSTER_IDS 48UL
 #define CLUSTER_SPACE (1UL << 20)
-#define QS_EVERY 1024UL    /* QSBR readers: quiescent state every 1024 ops */
-#define IDLE_EVERY 65536UL /* readers go idle (QSBR: offline) this often */
 #define MAX_GANG 256U
 #define MAX_IDR_BASE (1UL << 30) /* with --keys <= 2^24: int ids */
 
@@ -858,18 +856,6 @@ static unsigned long reader_key(struct reader *r)
 	}
 }
 
-/* Leave and re-enter the read-side section (QSBR: report a quiescent
- * state); the caller holds no pointer into the tree across it. */
-static void reader_pause(void)
-{
-	if (opt.fl->qsbr) {
-		rcu()->read_quiescent_state();
-	} else {
-		rcu()->read_unlock();
-		rcu()->read_lock();
-	}
-}
-
 static void r_lookup(struct reader *r)
 {
 	unsigned long id = trand_below(&r->rng, opt.keys), key = key_of(id);
@@ -1028,7 +1014,7 @@ static void r_iter(struct reader *r)
 			/* Leave the read-side section mid-walk, as the header's
 			 * example does: the next step re-descends. */
 			slot = radix_tree_iter_resume(slot, &iter);
-			reader_pause();
+			treader_pause(opt.fl);
 		}
 	}
 	seq_end(&sc, complete);
@@ -1068,7 +1054,7 @@ static void r_iter_tagged(struct reader *r)
 		}
 		if (seen % 8 == 0) {
 			slot = radix_tree_iter_resume(slot, &iter);
-			reader_pause();
+			treader_pause(opt.fl);
 			/* Every tag bit from here on is loaded after this. */
 			epoch = reader_epoch();
 		}
@@ -1102,7 +1088,7 @@ static void r_iter_contig(struct reader *r)
 		expect = key + 1;
 		if (seen % 16 == 0) {
 			slot = radix_tree_iter_resume(slot, &iter);
-			reader_pause();
+			treader_pause(opt.fl);
 		}
 	}
 }
@@ -1209,45 +1195,16 @@ static void reader_op(struct reader *r)
 	}
 }
 
-/* Idle for a moment: QSBR readers go offline, so that grace periods do not
- * wait for them. */
-static void reader_idle(void)
+static void reader_op_cb(void *r)
 {
-	struct timespec ts = { 0, 200000 };
-
-	if (opt.fl->qsbr)
-		rcu()->thread_offline();
-	nanosleep(&ts, NULL);
-	if (opt.fl->qsbr)
-		rcu()->thread_online();
+	reader_op(r);
 }
 
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	unsigned long n = 0, last_qs = 0;
 
-	rcu()->register_thread();
-	while (!uatomic_read(&stop)) {
-		unsigned int batch = 1 + (unsigned int)trand_below(&r->rng, 8);
-
-		rcu()->read_lock();
-		for (unsigned int i = 0; i < batch; i++)
-			reader_op(r);
-		rcu()->read_unlock();
-		n += batch;
-		tcount(&r->beat.count);
-		if (opt.fl->qsbr && n - last_qs >= QS_EVERY) {
-			rcu()->read_quiescent_state();
-			last_qs = n;
-		}
-		if (n % IDLE_EVERY < batch)
-			reader_idle();
-		if (opt.yield)
-			sched_yield();
-	}
-	rcu()->unregister_thread();
-	uatomic_set(&r->beat.done, 1);
+	treader_loop(opt.fl, &r->rng, &r->beat, &stop, opt.yield, reader_op_cb, r);
 	return NULL;
 }
 

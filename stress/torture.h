@@ -179,6 +179,22 @@ void tmonitor(struct tbeat *const *beats, unsigned int n, double duration, int *
 	      void (*progress)(double t, double dt));
 
 /*
+ * treader_loop() - a reader thread's life: register with @fl, then until
+ * *@stop read-side sections of 1 to 8 calls of @op(@reader) each, a
+ * heartbeat on @beat after each.  QSBR readers report a quiescent state
+ * every 1,024 operations; every 65,536 operations the reader idles for
+ * 200 us (QSBR: offline, so that grace periods do not wait for it); @yield
+ * gives the CPU away after every section.  Then it unregisters and marks
+ * @beat done.  The batch sizes come from @rng.
+ */
+void treader_loop(const struct tflavor *fl, struct trng *rng, struct tbeat *beat,
+		  const int *stop, bool yield, void (*op)(void *reader), void *reader);
+
+/* treader_pause() - inside a reader's section: leave and re-enter it
+ * (QSBR: report a quiescent state); the caller holds nothing read before. */
+void treader_pause(const struct tflavor *fl);
+
+/*
  * tteardown() - after the threads are joined: destroy @tree with its items
  * still in it (every valid item is then freed at once: no reader remains),
  * wait for every call_rcu callback of @fl (QSBR: offline meanwhile), empty
