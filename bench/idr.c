@@ -1083,9 +1083,10 @@ static void check_lowest(const struct idmap_ops *p, void *m, struct pass *x, str
 
 /* One remove+alloc pair on a map where slot k holds id k: remove a random
  * id, get it back (the only free id).  The plain tree inserts it again. */
-static inline void churn_step(const struct idmap_ops *p, void *m, struct pass *x, struct rng *r)
+static inline void churn_step(const struct idmap_ops *p, void *m, struct pass *x, struct rng *r,
+			      size_t lo, size_t span)
 {
-	unsigned long k = rng_below(r, x->n);
+	unsigned long k = lo + rng_below(r, span);
 	void *item = p->remove(m, k);
 
 	if (item != &x->slot[k])
@@ -1101,9 +1102,10 @@ static inline void churn_step(const struct idmap_ops *p, void *m, struct pass *x
 	}
 }
 
-/* Single-thread churn: ns per pair (CPU time), after an untimed eighth. */
+/* Single-thread churn on the ids @lo .. @lo + @span - 1: ns per pair (CPU
+ * time), after an untimed eighth. */
 static double churn1(const struct idmap_ops *p, void *m, struct pass *x, size_t pairs,
-		     uint64_t seed)
+		     uint64_t seed, size_t lo, size_t span)
 {
 	struct rng r;
 	size_t i;
@@ -1111,10 +1113,10 @@ static double churn1(const struct idmap_ops *p, void *m, struct pass *x, size_t 
 
 	rng_seed(&r, seed);
 	for (i = 0; i < pairs / 8; i++)
-		churn_step(p, m, x, &r);
+		churn_step(p, m, x, &r, lo, span);
 	t0 = thread_cpu_ns();
 	for (i = 0; i < pairs; i++)
-		churn_step(p, m, x, &r);
+		churn_step(p, m, x, &r, lo, span);
 	return (thread_cpu_ns() - t0) / (double)pairs;
 }
 
@@ -1276,7 +1278,7 @@ static void *writer_main(void *arg)
 	pthread_barrier_wait(&run->start);
 	t0 = thread_cpu_ns();
 	while (!uatomic_read(&run->stop)) {
-		churn_step(run->p, run->m, run->x, &r);
+		churn_step(run->p, run->m, run->x, &r, 0, run->x->n);
 		if (!pairs++)
 			uatomic_set(&run->writing, 1);
 	}
@@ -1329,7 +1331,7 @@ static void idr_pass(int col, struct pass *x, int rep, struct table *t)
 	record(t, col, OP_MEM, p->bytes(m, x->n) / (double)x->n);
 	rng_seed(&r, seed);
 	check_lowest(p, m, x, &r);
-	record(t, col, OP_CHURN1, churn1(p, m, x, ops, seed + 1));
+	record(t, col, OP_CHURN1, churn1(p, m, x, ops, seed + 1, 0, x->n));
 
 	memset(&run, 0, sizeof(run));
 	run.p = p;
@@ -1387,6 +1389,18 @@ static const char *const by_n_rows[] = {
 	"2^21 ids", "2^22 ids", "2^23 ids", "2^24 ids",
 };
 
+/* The same rows on the newest ids only: HOT_IDS of them, few enough that
+ * their paths stay in cache at every N, so that what grows with N is the
+ * structure's own work (a scan for the lowest free id would), not the
+ * cache misses of random ids. */
+#define HOT_IDS 1024
+
+static const char *const by_n_hot_rows[] = {
+	[10] = "2^10 ids (hot)", [12] = "2^12 ids (hot)", [14] = "2^14 ids (hot)",
+	[16] = "2^16 ids (hot)", [18] = "2^18 ids (hot)", [20] = "2^20 ids (hot)",
+	[22] = "2^22 ids (hot)", [24] = "2^24 ids (hot)",
+};
+
 static void run_by_n_table(const struct config *c, struct pass *x, struct table *t)
 {
 	int l, rep, col;
@@ -1394,19 +1408,24 @@ static void run_by_n_table(const struct config *c, struct pass *x, struct table 
 	name_columns(false);
 	for (l = 10; l <= c->by_n_max; l += 2)
 		table_row(t, by_n_rows[l], "ns/pair", false);
+	for (l = 10; l <= c->by_n_max; l += 2)
+		table_row(t, by_n_hot_rows[l], "ns/pair", false);
 	for (l = 10; l <= c->by_n_max; l += 2) {
 		x->n = (size_t)1 << l;
 		for (rep = 0; rep < c->reps; rep++) {
 			for (col = 0; col < ncols; col++) {
 				const struct idmap_ops *p = maps[col];
+				uint64_t seed = c->seed * 1000003 + (uint64_t)(l * 64 + rep);
 				void *m;
 
 				x->name = peers[col]->name;
 				m = p->create(x->n);
 				fill(p, m, x);
 				record(t, col, by_n_rows[l],
-				       churn1(p, m, x, ops_for(c, x->n),
-					      c->seed * 1000003 + (uint64_t)(l * 64 + rep)));
+				       churn1(p, m, x, ops_for(c, x->n), seed, 0, x->n));
+				record(t, col, by_n_hot_rows[l],
+				       churn1(p, m, x, ops_for(c, x->n), seed + 32, x->n - HOT_IDS,
+					      HOT_IDS));
 				p->destroy(m);
 				urcu_memb_barrier();
 			}
@@ -1627,9 +1646,15 @@ static void print_flatness(const struct config *c, const struct table *t, FILE *
 	for (col = 0; col < ncols; col++)
 		fprintf(out, "%s %s %.2f", col ? "," : "", peers[col]->name,
 			med(t, by_n_rows[c->by_n_max], col) / med(t, by_n_rows[10], col));
+	fprintf(out, "\nhot, 2^%d ids / 2^10 ids:", c->by_n_max);
+	for (col = 0; col < ncols; col++)
+		fprintf(out, "%s %s %.2f", col ? "," : "", peers[col]->name,
+			med(t, by_n_hot_rows[c->by_n_max], col) / med(t, by_n_hot_rows[10], col));
 	fprintf(out, "\n1 thread, CPU time: remove a random live id, allocate the lowest free one "
 		     "(the free list:\nthe last freed); the tree deletes the key and inserts it "
-		     "again.\n");
+		     "again.  Hot: the same on the\n%d newest ids only, whose paths stay in cache: "
+		     "what grows with N there is the\nstructure's own work, not cache misses.\n",
+		HOT_IDS);
 }
 
 /* ---- main --------------------------------------------------------------- */

@@ -51,6 +51,7 @@ for r in "fill (alloc 0..N-1),ns/id" "memory,B/id" "churn 1 thread,ns/pair" \
 done
 for l in 10 12; do
 	has idr "remove+alloc pair by live ids (rows)" 4096 "2^$l ids" ns/pair "kernel IDR"
+	has idr "remove+alloc pair by live ids (rows)" 4096 "2^$l ids (hot)" ns/pair "kernel IDR"
 done
 for r in "fill (alloc 0..N-1),ns/id" "free+alloc churn,ns/pair" "memory,B/id"; do
 	has ida free+alloc 1024 "${r%,*}" "${r#*,}" "kernel IDA"

@@ -57,6 +57,8 @@ for l in 10 12; do
 	IFS=,
 	# shellcheck disable=SC2086
 	row idr "remove+alloc pair by live ids (rows)" 4096 "2^$l ids" ns/pair $all
+	# shellcheck disable=SC2086
+	row idr "remove+alloc pair by live ids (rows)" 4096 "2^$l ids (hot)" ns/pair $all
 	IFS=$oldifs
 done
 for op in "fill (alloc 0..N-1),ns/id" "free+alloc churn,ns/pair" "memory,B/id"; do
@@ -69,6 +71,7 @@ grep -q "^target,churn and lookups,1024,idr_find / radix_tree_lookup," "$csv" ||
 grep -q "^rcuradix IDR / plain radix tree: [0-9.]* (2^10) [0-9.]* (2^12)\$" "$out" ||
 	fail "no IDR / tree line"
 grep -q "^2^12 ids / 2^10 ids: rcuradix IDR [0-9]" "$out" || fail "no growth line"
+grep -q "^hot, 2^12 ids / 2^10 ids: rcuradix IDR [0-9]" "$out" || fail "no hot growth line"
 # Every CSV line of a table has 10 fields and a finite median.
 awk -F, 'NR > 1 && $1 != "target" && (NF != 10 || $7 !~ /^[0-9.e+-]+$/) { bad = 1 }
 	END { exit bad }' "$csv" || fail "a malformed CSV line"
