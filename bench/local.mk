@@ -10,7 +10,11 @@
 #                          `make bench-plot` the sweep of N drawn by
 #                          bench/plot.sh (bench-plot-quick: a tiny one).
 #                          tests/bench-smoke.sh keeps it from rotting.
-#   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md).
+#   bench/node-alloc-bench the node allocator micro-benchmark (doc/allocator.md):
+#                          four copies of the library, one per node backend,
+#                          built by `make bench-node-alloc-programs` (or make
+#                          check, for tests/node-alloc-smoke.sh), not by
+#                          `make`; `make bench-node-alloc` runs it.
 #   bench/cg-probe         instruction counts per operation under callgrind.
 #   bench/lines-probe      cache lines per lookup, rcuradix against JudyL, under
 #                          callgrind's cache simulation (bench/lines-probe.sh).
@@ -114,7 +118,7 @@ CLEANFILES += bench-idr.csv
 # KIDR_BENCH_FLAGS: more idr-bench options (--reps 7, --n 16, ...).
 KIDR_DIR = bench/kernel-idr
 KIDR_BENCH_FLAGS =
-check_SCRIPTS = bench/kernel-idr-build
+check_SCRIPTS += bench/kernel-idr-build
 bench/kernel-idr-build: $(srcdir)/bench/kernel-idr.sh Makefile
 	$(AM_V_GEN)$(MKDIR_P) bench && \
 	sed -e 's|@KIDR_CC@|$(CC)|g' -e 's|@KIDR_CFLAGS@|$(CFLAGS)|g' -e 's|@KIDR_WARN_CFLAGS@|$(WARN_CFLAGS)|g' \
@@ -186,6 +190,13 @@ bench_cg_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 # ---- node-alloc-bench: one copy of the library per node backend -----------
 # Benchmarks under sanitizers measure nothing useful (and jemalloc linked into
 # an ASan program fights its interceptors): not built there.
+# Four more compilations of the whole library, which nothing but this
+# benchmark and its smoke test uses: check-only, so that `make` (and so make
+# install and the Debian package build) leaves them out.  make check builds
+# them for tests/node-alloc-smoke.sh, which is also what proves, in make
+# distcheck, that the tarball has their sources; `make
+# bench-node-alloc-programs` builds them alone, `make bench-node-alloc` runs
+# the benchmark (NODE_ALLOC_BENCH_FLAGS: its options, --reps 7 ...).
 if !SANITIZERS
 NODE_ALLOC_BACKENDS = slab jemalloc jemalloc-arena libc
 NA_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/lib -DRCURADIX_BUILDING \
@@ -194,7 +205,7 @@ NA_LIBS = $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 # rcuradix-bench's key sets (same generator, same seed) for --tree.
 NA_BENCH_SOURCES = bench/node-alloc.c bench/bench.h bench/keys.c
 
-noinst_LTLIBRARIES += bench/libna-slab.la bench/libna-jemalloc.la bench/libna-arena.la \
+check_LTLIBRARIES += bench/libna-slab.la bench/libna-jemalloc.la bench/libna-arena.la \
 	bench/libna-libc.la
 bench_libna_slab_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-slab.c
 bench_libna_slab_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_SLAB
@@ -213,8 +224,9 @@ bench_libna_libc_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_LIBC
 bench_libna_libc_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
 bench_libna_libc_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
 
-noinst_PROGRAMS += bench/node-alloc-bench-slab bench/node-alloc-bench-jemalloc \
+NA_BENCH_BINS = bench/node-alloc-bench-slab bench/node-alloc-bench-jemalloc \
 	bench/node-alloc-bench-jemalloc-arena bench/node-alloc-bench-libc
+check_PROGRAMS += $(NA_BENCH_BINS)
 bench_node_alloc_bench_slab_SOURCES = $(NA_BENCH_SOURCES)
 bench_node_alloc_bench_slab_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_SLAB
 bench_node_alloc_bench_slab_LDADD = bench/libna-slab.la $(JEMALLOC_LIBS) $(NA_LIBS)
@@ -230,14 +242,24 @@ bench_node_alloc_bench_libc_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_LIBC -DNODE_ALL
 bench_node_alloc_bench_libc_LDADD = bench/libna-libc.la $(NA_LIBS)
 
 # The driver: runs the copies interleaved and prints medians.
-noinst_SCRIPTS = bench/node-alloc-bench
+check_SCRIPTS += bench/node-alloc-bench
 bench/node-alloc-bench: $(srcdir)/bench/node-alloc-bench.sh Makefile
 	$(AM_V_GEN)$(MKDIR_P) bench && \
 	sed 's/@BACKENDS@/$(NODE_ALLOC_BACKENDS)/' $(srcdir)/bench/node-alloc-bench.sh >$@ && \
 	chmod +x $@
 CLEANFILES += bench/node-alloc-bench
 TESTS += tests/node-alloc-smoke.sh
+NODE_ALLOC_BENCH_FLAGS =
+bench-node-alloc-programs: bench/node-alloc-bench $(NA_BENCH_BINS)
+bench-node-alloc: bench-node-alloc-programs
+	./bench/node-alloc-bench $(NODE_ALLOC_BENCH_FLAGS)
+else
+bench-node-alloc-programs bench-node-alloc:
+	@echo "node-alloc-bench is not built under sanitizers: configure without" \
+	  "--enable-sanitizers" >&2
+	@exit 1
 endif
+.PHONY: bench-node-alloc-programs bench-node-alloc
 EXTRA_DIST += bench/node-alloc-bench.sh tests/node-alloc-smoke.sh
 
 # The published figures (doc/performance.md, doc/allocator.md) and the data
