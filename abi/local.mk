@@ -30,6 +30,7 @@ abi-baseline: lib/librcuradix.la
 # only) comes from this build.  Never -I$(top_srcdir)/include.
 check_PROGRAMS += tests/abi-inline
 TESTS += tests/abi-inline
+LIBCODE_TESTS += tests/abi-inline
 tests_abi_inline_SOURCES = tests/abi-inline.c tests/model.c tests/model.h tests/xorshift.h
 tests_abi_inline_CPPFLAGS = -I$(top_srcdir)/abi/0.2.0 -I$(top_builddir)/include \
 	-I$(top_srcdir)/tests $(URCU_MEMB_CFLAGS)

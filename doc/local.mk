@@ -130,6 +130,8 @@ DOC_TESTS = \
 	tests/examples.sh \
 	tests/installed.sh
 TESTS += tests/version $(DOC_TESTS)
+LIBCODE_TESTS += tests/version tests/examples.sh
+tests/examples.log: examples/pagecache$(EXEEXT) examples/idtable$(EXEEXT) examples/qsbr$(EXEEXT)
 EXTRA_DIST += $(DOC_TESTS) \
 	tests/installed/malloc-check.c \
 	tests/installed/dlopen-check.c

@@ -65,6 +65,8 @@ TORTURE_CASES = \
 	stress/cases/qsbr-idr-8.torture
 
 TESTS += $(TORTURE_CASES)
+LIBCODE_TESTS += $(TORTURE_CASES)
+$(TORTURE_CASES:.torture=.log): stress/rcuradix-torture$(EXEEXT) stress/rcuradix-torture-8$(EXEEXT)
 TEST_EXTENSIONS += .torture
 TORTURE_LOG_COMPILER = $(SHELL) $(top_srcdir)/stress/run-case.sh
 EXTRA_DIST += $(TORTURE_CASES) stress/run-case.sh
@@ -84,6 +86,7 @@ check-loop:
 # shapes the torture's range tagging exercises, reduced to a few lines.
 check_PROGRAMS += stress/repro-range-tag
 TESTS += stress/repro-range-tag
+LIBCODE_TESTS += stress/repro-range-tag
 stress_repro_range_tag_SOURCES = stress/repro-range-tag.c
 stress_repro_range_tag_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)

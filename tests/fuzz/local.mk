@@ -16,6 +16,7 @@ FUZZ_HARNESS = tests/fuzz/fuzz-ops.c tests/fuzz/fuzz-ops.h tests/model.c tests/m
 FUZZ_REPLAY = tests/fuzz/replay-64 tests/fuzz/replay-8
 check_PROGRAMS += $(FUZZ_REPLAY) tests/fuzz/gen-corpus
 TESTS += $(FUZZ_REPLAY) tests/fuzz/corpus-fresh.sh
+LIBCODE_TESTS += $(FUZZ_REPLAY)
 FUZZ_T_LIBS = $(URCU_MEMB_LIBS) $(LIB_JEMALLOC) $(PTHREAD_LIBS)
 
 tests_fuzz_replay_64_SOURCES = tests/fuzz/replay.c $(FUZZ_HARNESS)
