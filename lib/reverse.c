@@ -202,6 +202,7 @@ static inline bool rt_rwalk_before(struct rt_rwalk *w, unsigned long first,
 	rt_rwalk_pop(w, *index);
 	return true;
 }
+
 /*
  * The item with the greatest key at or below *@index, its key stored in
  * *@index; NULL if none.  @w: the nodes of the previous search of this

@@ -804,17 +804,17 @@ Test(basic, root_reader_and_writer_fields_never_share_a_cache_line)
 		cr_assert_eq((uintptr_t)buf % 64, 0);
 		for (uintptr_t r = r0; r <= r1; r += sizeof(struct radix_tree_root)) {
 			cr_assert_not(t_share_a_line(r + READERS_FIRST, r + READERS_END,
-						   r + WRITERS_FIRST, r + WRITERS_END),
+						     r + WRITERS_FIRST, r + WRITERS_END),
 				      "root at offset %lu: its reader and writer fields share a line",
 				      (unsigned long)(r % 64));
 			checked++;
 		}
 		cr_assert_not(t_share_a_line(r0 + WRITERS_FIRST, r0 + WRITERS_END,
-					   r1 + READERS_FIRST, r1 + READERS_END),
+					     r1 + READERS_FIRST, r1 + READERS_END),
 			      "roots[0] at offset %lu: its writer fields share a line with "
 			      "roots[1]'s reader fields", (unsigned long)off);
 		cr_assert_not(t_share_a_line(r0 + READERS_FIRST, r0 + READERS_END,
-					   r1 + WRITERS_FIRST, r1 + WRITERS_END),
+					     r1 + WRITERS_FIRST, r1 + WRITERS_END),
 			      "roots[0] at offset %lu: its reader fields share a line with "
 			      "roots[1]'s writer fields", (unsigned long)off);
 	}

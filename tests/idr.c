@@ -261,11 +261,11 @@ Test(idr, reader_and_writer_fields_never_share_a_cache_line)
 		uintptr_t r0 = off, r1 = r0 + sizeof(struct idr);
 
 		cr_assert_not(t_share_a_line(r0 + IDR_READERS_FIRST, r0 + IDR_READERS_END,
-					   r0 + IDR_WRITERS_FIRST, r0 + IDR_WRITERS_END),
+					     r0 + IDR_WRITERS_FIRST, r0 + IDR_WRITERS_END),
 			      "an IDR at offset %lu: its reader and writer fields share a line",
 			      (unsigned long)off);
 		cr_assert_not(t_share_a_line(r0 + IDR_WRITERS_FIRST, r0 + IDR_WRITERS_END,
-					   r1 + IDR_READERS_FIRST, r1 + IDR_READERS_END),
+					     r1 + IDR_READERS_FIRST, r1 + IDR_READERS_END),
 			      "idrs[0] at offset %lu: its writer fields share a line with "
 			      "idrs[1]'s reader fields", (unsigned long)off);
 		checked++;
