@@ -190,8 +190,8 @@ bench_cg_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 # ---- node-alloc-bench: one copy of the library per node backend -----------
 # Benchmarks under sanitizers measure nothing useful (and jemalloc linked into
 # an ASan program fights its interceptors): not built there.
-# Four more compilations of the whole library, which nothing but this
-# benchmark and its smoke test uses: check-only, so that `make` (and so make
+# One more compilation of the library (and four backends), which nothing
+# but this benchmark and its smoke test uses: check-only, so that `make` (and so make
 # install and the Debian package build) leaves them out.  make check builds
 # them for tests/node-alloc-smoke.sh, which is also what proves, in make
 # distcheck, that the tarball has their sources; `make
@@ -205,24 +205,35 @@ NA_LIBS = $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 # rcuradix-bench's key sets (same generator, same seed) for --tree.
 NA_BENCH_SOURCES = bench/node-alloc.c bench/bench.h bench/keys.c
 
-check_LTLIBRARIES += bench/libna-slab.la bench/libna-jemalloc.la bench/libna-arena.la \
-	bench/libna-libc.la
-bench_libna_slab_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-slab.c
-bench_libna_slab_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_SLAB
+# The layers above the backend never name it (only the backend file
+# differs between the copies), so they are compiled once, into
+# libna-common.la, and each copy adds its backend to them.
+check_LTLIBRARIES += bench/libna-common.la bench/libna-slab.la bench/libna-jemalloc.la \
+	bench/libna-arena.la bench/libna-libc.la
+bench_libna_common_la_SOURCES = $(LIB_COMMON_SOURCES)
+bench_libna_common_la_CPPFLAGS = $(NA_CPPFLAGS)
+bench_libna_common_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
+bench_libna_common_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
+bench_libna_slab_la_SOURCES = lib/backend-slab.c
+bench_libna_slab_la_CPPFLAGS = $(NA_CPPFLAGS)
 bench_libna_slab_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
 bench_libna_slab_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
-bench_libna_jemalloc_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-jemalloc.c
-bench_libna_jemalloc_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_JEMALLOC
+bench_libna_slab_la_LIBADD = bench/libna-common.la
+bench_libna_jemalloc_la_SOURCES = lib/backend-jemalloc.c
+bench_libna_jemalloc_la_CPPFLAGS = $(NA_CPPFLAGS)
 bench_libna_jemalloc_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
 bench_libna_jemalloc_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
-bench_libna_arena_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-arena.c
-bench_libna_arena_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_JEMALLOC_ARENA
+bench_libna_jemalloc_la_LIBADD = bench/libna-common.la
+bench_libna_arena_la_SOURCES = lib/backend-arena.c
+bench_libna_arena_la_CPPFLAGS = $(NA_CPPFLAGS)
 bench_libna_arena_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
 bench_libna_arena_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
-bench_libna_libc_la_SOURCES = $(LIB_COMMON_SOURCES) lib/backend-libc.c
-bench_libna_libc_la_CPPFLAGS = $(NA_CPPFLAGS) -DRT_ALLOC_LIBC
+bench_libna_arena_la_LIBADD = bench/libna-common.la
+bench_libna_libc_la_SOURCES = lib/backend-libc.c
+bench_libna_libc_la_CPPFLAGS = $(NA_CPPFLAGS)
 bench_libna_libc_la_CFLAGS = $(AM_CFLAGS) $(VISIBILITY_CFLAGS)
 bench_libna_libc_la_LIBTOOLFLAGS = $(CONVENIENCE_LIBTOOLFLAGS)
+bench_libna_libc_la_LIBADD = bench/libna-common.la
 
 NA_BENCH_BINS = bench/node-alloc-bench-slab bench/node-alloc-bench-jemalloc \
 	bench/node-alloc-bench-jemalloc-arena bench/node-alloc-bench-libc
