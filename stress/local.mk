@@ -91,9 +91,9 @@ stress_repro_range_tag_SOURCES = stress/repro-range-tag.c
 stress_repro_range_tag_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include $(URCU_MEMB_CFLAGS)
 stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 
-# make check-valgrind: the unit suites (VALGRIND_SUITES below) and a short
-# torture on each of memb and qsbr, side by side, under valgrind memcheck;
-# any error or leak fails.  The long suites (random, concurrent, the writer
+# make check-valgrind: the unit suites (VALGRIND_SUITES below) and three
+# short tortures side by side (the tree on memb and on qsbr, the IDR on
+# memb), under valgrind memcheck; any error or leak fails.  The long suites (random, concurrent, the writer
 # loops of tags and iter, preload's thread churn) run a twentieth of their
 # operations (RCURADIX_TEST_SCALE, tests/helpers.c t_scaled()): valgrind is
 # ~50x slower, and what it checks -- every byte freed, nothing read after
@@ -105,14 +105,17 @@ stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LI
 VALGRIND_TEST_SCALE = 20
 VALGRIND_JOBS = 2  # suites run side by side (valgrind runs one thread at a time)
 # Each test is a process of its own, and under valgrind a process takes
-# about a second to start.  So the default runs every 64-slot suite and,
+# about a second to start.  So the default runs the 64-slot suites of the
+# tree and the IDA (the IDR's run in its torture below, one process) and,
 # of the 8-slot build (the same code in deeper trees, all of whose suites
 # run under ASan and UBSan in the sanitizer build), the random
-# differential.  make check-valgrind-all runs all sixteen.  Longest first,
+# differential.  make check-valgrind-all runs all twenty.  Longest first,
 # so that the jobs end together.
 VALGRIND_SUITES = tests/iter-64 tests/basic-64 tests/concurrent-64 tests/shapes-64 \
-	tests/tags-64 tests/preload-64 tests/gang-64 tests/random-8 tests/random-64
+	tests/tags-64 tests/preload-64 tests/ida-64 tests/gang-64 tests/random-8 tests/random-64
 VALGRIND_TORTURE_SECONDS = 10
+# The tree on each of two flavors; idr-FLAVOR: the IDR mode.
+VALGRIND_TORTURES = memb qsbr idr-memb
 VALGRIND_TORTURE_FLAGS = --error-exitcode=1 --leak-check=full \
 	--errors-for-leak-kinds=definite,possible \
 	--suppressions=$(top_srcdir)/stress/valgrind.supp
@@ -123,16 +126,20 @@ check-valgrind: $(VALGRIND_SUITES) stress/rcuradix-torture-8
 	printf '%s\n' $(VALGRIND_SUITES) | top_srcdir='$(top_srcdir)' \
 	  RCURADIX_TEST_SCALE=$(VALGRIND_TEST_SCALE) xargs -P $(VALGRIND_JOBS) -n 1 \
 	  $(SHELL) $(top_srcdir)/stress/valgrind-check.sh
-	@for flavor in memb qsbr; do \
-	  log=stress/valgrind-torture-$$flavor.log; \
-	  echo "valgrind rcuradix-torture-8 --flavor $$flavor" \
+	@for run in $(VALGRIND_TORTURES); do \
+	  log=stress/valgrind-torture-$$run.log; \
+	  case $$run in \
+	    idr-*) args="--idr --idr-base 1000 --keys 1024 --flavor $${run#idr-}";; \
+	    *) args="--flavor $$run";; \
+	  esac; \
+	  echo "valgrind rcuradix-torture-8 $$args" \
 	    "--duration $(VALGRIND_TORTURE_SECONDS) (log: $$log)"; \
 	  { GLIBC_TUNABLES=glibc.pthread.stack_cache_size=0 \
-	    valgrind $(VALGRIND_TORTURE_FLAGS) stress/rcuradix-torture-8 --flavor $$flavor \
+	    valgrind $(VALGRIND_TORTURE_FLAGS) stress/rcuradix-torture-8 $$args \
 	      --duration $(VALGRIND_TORTURE_SECONDS) >$$log 2>&1; echo $$? >$$log.rc; } & \
 	done; wait; status=0; \
-	for flavor in memb qsbr; do \
-	  log=stress/valgrind-torture-$$flavor.log; \
+	for run in $(VALGRIND_TORTURES); do \
+	  log=stress/valgrind-torture-$$run.log; \
 	  if test "`cat $$log.rc`" = 0; then grep '^SUMMARY' $$log; \
 	  else cat $$log; status=1; fi; \
 	done; exit $$status
@@ -147,5 +154,6 @@ check-valgrind check-valgrind-all:
 endif
 EXTRA_DIST += stress/valgrind.supp stress/valgrind-check.sh doc/testing.md
 CLEANFILES += stress/valgrind-torture-memb.log stress/valgrind-torture-qsbr.log \
-	stress/valgrind-torture-memb.log.rc stress/valgrind-torture-qsbr.log.rc
+	stress/valgrind-torture-idr-memb.log stress/valgrind-torture-memb.log.rc \
+	stress/valgrind-torture-qsbr.log.rc stress/valgrind-torture-idr-memb.log.rc
 .PHONY: check-valgrind check-valgrind-all
