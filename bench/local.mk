@@ -190,9 +190,9 @@ bench_cg_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 # ---- node-alloc-bench: one copy of the library per node backend -----------
 # Benchmarks under sanitizers measure nothing useful (and jemalloc linked into
 # an ASan program fights its interceptors): not built there.
-# One more compilation of the library (and four backends), which nothing
-# but this benchmark and its smoke test uses: check-only, so that `make` (and so make
-# install and the Debian package build) leaves them out.  make check builds
+# One more compilation of the library (and of four backends), which
+# nothing but this benchmark and its smoke test uses: check-only, so that
+# `make` (and so make install and the Debian package build) leaves it out.  make check builds
 # them for tests/node-alloc-smoke.sh, which is also what proves, in make
 # distcheck, that the tarball has their sources; `make
 # bench-node-alloc-programs` builds them alone, `make bench-node-alloc` runs

@@ -93,15 +93,15 @@ stress_repro_range_tag_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LI
 
 # make check-valgrind: the unit suites (VALGRIND_SUITES below) and three
 # short tortures side by side (the tree on memb and on qsbr, the IDR on
-# memb), under valgrind memcheck; any error or leak fails.  The long suites (random, concurrent, the writer
-# loops of tags and iter, preload's thread churn) run a twentieth of their
-# operations (RCURADIX_TEST_SCALE, tests/helpers.c t_scaled()): valgrind is
-# ~50x slower, and what it checks -- every byte freed, nothing read after
-# free or uninitialised -- needs every path, not every repetition.  Configure
-# with --with-node-allocator=libc so that every node is its own malloc
-# block that valgrind tracks.  stress/valgrind-check.sh explains why
-# Criterion programs need per-process logs, and why glibc's stack cache is
-# turned off.
+# memb), under valgrind memcheck; any error or leak fails.  The long suites
+# (random, concurrent, the writer loops of tags and iter, preload's thread
+# churn) run a twentieth of their operations (RCURADIX_TEST_SCALE,
+# tests/helpers.c t_scaled()): valgrind is ~50x slower, and what it checks
+# -- every byte freed, nothing read after free or uninitialised -- needs
+# every path, not every repetition.  Configure with
+# --with-node-allocator=libc so that every node is its own malloc block that
+# valgrind tracks.  stress/valgrind-check.sh explains why Criterion programs
+# need per-process logs, and why glibc's stack cache is turned off.
 VALGRIND_TEST_SCALE = 20
 VALGRIND_JOBS = 2  # suites run side by side (valgrind runs one thread at a time)
 # Each test is a process of its own, and under valgrind a process takes
