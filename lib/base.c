@@ -97,44 +97,11 @@ void rt_assert_fail(const char *cond, const char *file, int line, const char *fu
 
 /* ---- thread identity and the tree lock --------------------------------- */
 
-/* Its address identifies the thread.  initial-exec: one byte of static TLS
- * instead of a __tls_get_addr() call on every lock and unlock. */
-static __thread char rt_self __attribute__((tls_model("initial-exec")));
+__thread char rt_self __attribute__((tls_model("initial-exec")));
 
-unsigned long rt_thread_id(void)
+void rt_lock_not_held(const char *fn)
 {
-	return (unsigned long)(uintptr_t)&rt_self;
-}
-
-void rt_lock(struct radix_tree_root *root)
-{
-	unsigned long self = rt_thread_id();
-
-	if (rt_lock_held(root)) {
-		root->depth++;
-		return;
-	}
-	rt_pthread_check(pthread_mutex_lock(&root->lock));
-	/* Read by other threads in rt_lock_held(): they compare with their
-	 * own id, which this value never equals.  Relaxed atomic: the mutex
-	 * orders everything else. */
-	__atomic_store_n(&root->owner, self, __ATOMIC_RELAXED);
-	root->depth = 1;
-}
-
-void rt_unlock(struct radix_tree_root *root, const char *fn)
-{
-	if (!rt_lock_held(root))
-		rt_die(fn, "tree lock not held by this thread");
-	if (--root->depth)
-		return;
-	/* Nodes unlinked in this hold are handed to call_rcu first
-	 * (rt_writer_done(), radix_tree_unlock()). */
-	rt_assert(root->retired == NULL);
-	/* Cleared before the mutex is released: the next owner stores its
-	 * own id after acquiring it, so this store never overwrites it. */
-	__atomic_store_n(&root->owner, 0UL, __ATOMIC_RELAXED);
-	rt_pthread_check(pthread_mutex_unlock(&root->lock));
+	rt_die(fn, "tree lock not held by this thread");
 }
 
 RCURADIX_API void radix_tree_lock(struct radix_tree_root *root)
@@ -146,7 +113,7 @@ RCURADIX_API void radix_tree_lock(struct radix_tree_root *root)
 void rt_require_lock(const struct radix_tree_root *root, const char *fn)
 {
 	if (!rt_lock_held(root))
-		rt_die(fn, "tree lock not held by this thread");
+		rt_lock_not_held(fn);
 }
 
 /* ---- roots ------------------------------------------------------------- */
@@ -169,49 +136,29 @@ RCURADIX_API void radix_tree_init_flavor(struct radix_tree_root *root, gfp_t gfp
 static int rt_warned_uninitialised;
 static int rt_warned_no_flavor;
 
-int rt_root_check(const struct radix_tree_root *root, const char *fn)
+int rt_root_refused(const struct radix_tree_root *root, const char *fn)
 {
 	if (!root)
 		return -EINVAL;
-	if (caa_unlikely(root->initialised != RADIX_TREE_INITIALISED_)) {
+	if (root->initialised != RADIX_TREE_INITIALISED_)
 		rt_warn_once(&rt_warned_uninitialised, fn,
 			     "tree not initialised (RADIX_TREE(), INIT_RADIX_TREE() or "
 			     "radix_tree_init_flavor())");
-		return -EINVAL;
-	}
-	if (caa_unlikely(!root->flavor)) {
+	else
 		rt_warn_once(&rt_warned_no_flavor, fn,
 			     "tree has no RCU flavor (initialised without one while "
 			     "liburcu-memb is not linked)");
-		return -EINVAL;
-	}
-	return 0;
+	return -EINVAL;
 }
 
 /* ---- writer calls ------------------------------------------------------ */
 
-/*
- * The writer call this thread is inside, or NULL.  Set before the lock is
- * taken and cleared after it is released, so that a signal handler that
- * interrupts any part of a writer call and calls another finds it set.
- * Only this thread and its signal handlers touch it: compiler barriers
- * order it against the call's own stores.
- */
-static __thread const char *rt_in_writer __attribute__((tls_model("initial-exec")));
+__thread const char *rt_in_writer __attribute__((tls_model("initial-exec")));
 
-int rt_writer_enter(struct radix_tree_root *root, const char *fn)
+void rt_writer_reentered(const char *fn)
 {
-	int err = rt_root_check(root, fn);
-
-	if (err)
-		return err;
-	if (caa_unlikely(rt_in_writer != NULL))
-		rt_die(fn, "writer call re-entered while this thread is inside %s "
-			   "(a writer called from a signal handler?)", rt_in_writer);
-	rt_in_writer = fn;
-	cmm_barrier();  /* the flag is set before any of the call's work */
-	rt_lock(root);
-	return 0;
+	rt_die(fn, "writer call re-entered while this thread is inside %s "
+		   "(a writer called from a signal handler?)", rt_in_writer);
 }
 
 static int rt_warned_idr;
@@ -226,26 +173,10 @@ int rt_writer_enter_plain(struct radix_tree_root *root, const char *fn)
 	return rt_writer_enter(root, fn);
 }
 
-int rt_writer_enter_kind(struct radix_tree_root *root, unsigned int kind, int *once,
-			 const char *what, const char *init, const char *fn)
+int rt_kind_refused(int *once, const char *what, const char *init, const char *fn)
 {
-	int err = rt_root_check(root, fn);
-
-	if (err)
-		return err;
-	/* The flags are set at init and read-only after: no lock needed. */
-	if (caa_unlikely((root->flags & kind) != kind)) {
-		rt_warn_once(once, fn, "not an %s (initialise it with %s)", what, init);
-		return -EINVAL;
-	}
-	return rt_writer_enter(root, fn);
-}
-
-void rt_writer_exit(struct radix_tree_root *root)
-{
-	rt_unlock(root, rt_in_writer);
-	cmm_barrier();  /* all of the call's work is done before the flag clears */
-	rt_in_writer = NULL;
+	rt_warn_once(once, fn, "not an %s (initialise it with %s)", what, init);
+	return -EINVAL;
 }
 
 #ifdef RT_DEBUG

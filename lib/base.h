@@ -50,8 +50,21 @@ RT_HIDDEN void rt_warn_once(int *once, const char *fn, const char *fmt, ...)
 
 /* ---- the tree lock ----------------------------------------------------- */
 
+/*
+ * Every writer call takes and releases the lock and checks its root, so
+ * those fast paths are inline here; what they report on misuse is out of
+ * line in base.c.
+ */
+
+/* Its address identifies the thread.  initial-exec: one byte of static TLS,
+ * reached without a __tls_get_addr() call on every lock and unlock. */
+RT_HIDDEN extern __thread char rt_self __attribute__((tls_model("initial-exec")));
+
 /* The calling thread's identity (never 0). */
-RT_HIDDEN unsigned long rt_thread_id(void);
+static inline unsigned long rt_thread_id(void)
+{
+	return (unsigned long)(uintptr_t)&rt_self;
+}
 
 static inline bool rt_lock_held(const struct radix_tree_root *root)
 {
@@ -64,16 +77,68 @@ static inline bool rt_lock_held(const struct radix_tree_root *root)
 
 #define rt_assert_locked(root) rt_assert(rt_lock_held(root))
 
-/* The recursive tree lock of every writer.  rt_unlock() by a thread that
- * does not hold it dies, naming @fn. */
-RT_HIDDEN void rt_lock(struct radix_tree_root *root);
-RT_HIDDEN void rt_unlock(struct radix_tree_root *root, const char *fn);
+/* Die: @fn needs the tree lock held by this thread, and it is not. */
+RT_HIDDEN void rt_lock_not_held(const char *fn) __attribute__((noreturn, cold));
+
+/* The recursive tree lock of every writer. */
+static inline void rt_lock(struct radix_tree_root *root)
+{
+	if (rt_lock_held(root)) {
+		root->depth++;
+		return;
+	}
+	rt_pthread_check(pthread_mutex_lock(&root->lock));
+	/* Read by other threads in rt_lock_held(): they compare with their
+	 * own id, which this value never equals.  Relaxed atomic: the mutex
+	 * orders everything else. */
+	__atomic_store_n(&root->owner, rt_thread_id(), __ATOMIC_RELAXED);
+	root->depth = 1;
+}
+
+/* Release one level of the tree lock; a thread that does not hold it dies,
+ * naming @fn. */
+static inline void rt_unlock(struct radix_tree_root *root, const char *fn)
+{
+	if (caa_unlikely(!rt_lock_held(root)))
+		rt_lock_not_held(fn);
+	if (--root->depth)
+		return;
+	/* Nodes unlinked in this hold are handed to call_rcu first
+	 * (rt_writer_done(), radix_tree_unlock()). */
+	rt_assert(root->retired == NULL);
+	/* Cleared before the mutex is released: the next owner stores its
+	 * own id after acquiring it, so this store never overwrites it. */
+	__atomic_store_n(&root->owner, 0UL, __ATOMIC_RELAXED);
+	rt_pthread_check(pthread_mutex_unlock(&root->lock));
+}
 
 /* ---- roots and writer calls -------------------------------------------- */
 
+/* rt_root_check() for a root that is not usable: -EINVAL, reported once
+ * unless @root is NULL. */
+RT_HIDDEN int rt_root_refused(const struct radix_tree_root *root, const char *fn)
+	__attribute__((cold));
+
 /* Is @root usable?  0, or -EINVAL for a NULL root, and -EINVAL with a
  * message (once) for a root never initialised or bound to no flavor. */
-RT_HIDDEN int rt_root_check(const struct radix_tree_root *root, const char *fn);
+static inline int rt_root_check(const struct radix_tree_root *root, const char *fn)
+{
+	if (caa_likely(root && root->initialised == RADIX_TREE_INITIALISED_ && root->flavor))
+		return 0;
+	return rt_root_refused(root, fn);
+}
+
+/*
+ * The writer call this thread is inside, or NULL.  Set before the lock is
+ * taken and cleared after it is released, so that a signal handler that
+ * interrupts any part of a writer call and calls another finds it set.
+ * Only this thread and its signal handlers touch it: compiler barriers
+ * order it against the call's own stores.
+ */
+RT_HIDDEN extern __thread const char *rt_in_writer __attribute__((tls_model("initial-exec")));
+
+/* Die: writer call @fn started inside another one on this thread. */
+RT_HIDDEN void rt_writer_reentered(const char *fn) __attribute__((noreturn, cold));
 
 /*
  * rt_writer_enter() - start writer call @fn on @root: check the root (as
@@ -81,8 +146,26 @@ RT_HIDDEN int rt_root_check(const struct radix_tree_root *root, const char *fn);
  * signal handler interrupted one), then take the tree lock.  Returns 0 or
  * the root's error; on 0, rt_writer_exit() must follow.
  */
-RT_HIDDEN int rt_writer_enter(struct radix_tree_root *root, const char *fn);
-RT_HIDDEN void rt_writer_exit(struct radix_tree_root *root);
+static inline int rt_writer_enter(struct radix_tree_root *root, const char *fn)
+{
+	int err = rt_root_check(root, fn);
+
+	if (err)
+		return err;
+	if (caa_unlikely(rt_in_writer != NULL))
+		rt_writer_reentered(fn);
+	rt_in_writer = fn;
+	cmm_barrier();  /* the flag is set before any of the call's work */
+	rt_lock(root);
+	return 0;
+}
+
+static inline void rt_writer_exit(struct radix_tree_root *root)
+{
+	rt_unlock(root, rt_in_writer);
+	cmm_barrier();  /* all of the call's work is done before the flag clears */
+	rt_in_writer = NULL;
+}
 
 /*
  * rt_writer_enter_plain() - as rt_writer_enter(), for a call that changes
@@ -92,13 +175,28 @@ RT_HIDDEN void rt_writer_exit(struct radix_tree_root *root);
  */
 RT_HIDDEN int rt_writer_enter_plain(struct radix_tree_root *root, const char *fn);
 
+/* rt_writer_enter_kind() for a root without every flag of @kind. */
+RT_HIDDEN int rt_kind_refused(int *once, const char *what, const char *init, const char *fn)
+	__attribute__((cold));
+
 /*
  * rt_writer_enter_kind() - as rt_writer_enter(), for a call of an IDR or
  * an IDA: the root must carry every flag of @kind, else -EINVAL, reported
  * once per @once as "not an @what (initialise it with @init)".
  */
-RT_HIDDEN int rt_writer_enter_kind(struct radix_tree_root *root, unsigned int kind, int *once,
-				   const char *what, const char *init, const char *fn);
+static inline int rt_writer_enter_kind(struct radix_tree_root *root, unsigned int kind,
+				       int *once, const char *what, const char *init,
+				       const char *fn)
+{
+	int err = rt_root_check(root, fn);
+
+	if (err)
+		return err;
+	/* The flags are set at init and read-only after: no lock needed. */
+	if (caa_unlikely((root->flags & kind) != kind))
+		return rt_kind_refused(once, what, init, fn);
+	return rt_writer_enter(root, fn);
+}
 
 /* Die unless the calling thread holds @root's lock (writer state about to
  * be touched by a call whose contract requires the lock). */
