@@ -28,14 +28,12 @@ static bool rt_tag_valid(unsigned int tag)
 	return tag < RADIX_TREE_MAX_TAGS;
 }
 
-unsigned long rt_step_tags(const struct radix_tree_root *root,
-				  const struct rt_path_step *step, unsigned int tag)
+unsigned long rt_step_tags_slow(const struct radix_tree_root *root,
+				const struct rt_path_step *step, unsigned int tag)
 {
-	const struct rt_cnode *node;
+	const struct rt_cnode *node = rt_entry_cnode(step->entry);
 
-	if (!rt_entry_compact(step->entry))
-		return rt_bits_locked(root, rt_entry_node(step->entry)->tags[tag]);
-	node = rt_entry_cnode(step->entry);
+	(void)root;
 	/* Under the lock the bytes hold still: the vector form must agree
 	 * with the byte-at-a-time one (debug builds check it here). */
 	rt_assert(rt_ctag_bits(rt_cnode_tags(node), node->next, tag) ==
@@ -43,23 +41,15 @@ unsigned long rt_step_tags(const struct radix_tree_root *root,
 	return rt_ctag_bits(rt_cnode_tags(node), node->next, tag);
 }
 
-/* Store tag word @tag of the node of @step, which was @old.  Release
- * stores (rt_bits_store): a reader that sees a bit sees what was stored
- * before it. */
-static void rt_step_tags_store(const struct rt_path_step *step, unsigned int tag,
-			       unsigned long old, unsigned long bits)
+/* A compact node's tag word is bit @tag of each entry's tag byte: only the
+ * bytes whose bit changes are stored, one release store each. */
+void rt_step_tags_store_slow(const struct rt_path_step *step, unsigned int tag,
+			     unsigned long old, unsigned long bits)
 {
-	struct rt_cnode *node;
-	uint8_t *bytes;
-	unsigned long change = old ^ bits;
+	uint8_t *bytes = rt_cnode_tags(rt_entry_cnode(step->entry));
+	unsigned long change;
 
-	if (!rt_entry_compact(step->entry)) {
-		rt_bits_store(rt_entry_node(step->entry)->tags[tag], bits);
-		return;
-	}
-	node = rt_entry_cnode(step->entry);
-	bytes = rt_cnode_tags(node);
-	for (; change; change &= change - 1) {
+	for (change = old ^ bits; change; change &= change - 1) {
 		unsigned int i = (unsigned int)__builtin_ctzl(change);
 
 		rt_bits_store(bytes[i], (uint8_t)(bytes[i] ^ (1U << tag)));

@@ -8,9 +8,35 @@
 
 #include "descend.h"
 
-/* Tag word @tag of the node of @step: bit i for its slot or entry i. */
-RT_HIDDEN unsigned long rt_step_tags(const struct radix_tree_root *root,
-				     const struct rt_path_step *step, unsigned int tag);
+/* The compact-node halves of rt_step_tags() and rt_step_tags_store(). */
+RT_HIDDEN unsigned long rt_step_tags_slow(const struct radix_tree_root *root,
+					  const struct rt_path_step *step, unsigned int tag);
+RT_HIDDEN void rt_step_tags_store_slow(const struct rt_path_step *step, unsigned int tag,
+				       unsigned long old, unsigned long bits);
+
+/* Tag word @tag of the node of @step: bit i for its slot or entry i.  A
+ * full node's is one word, read inline; a compact node's is gathered from
+ * its tag bytes.  Tree lock held. */
+static inline unsigned long rt_step_tags(const struct radix_tree_root *root,
+					 const struct rt_path_step *step, unsigned int tag)
+{
+	if (caa_likely(!rt_entry_compact(step->entry)))
+		return rt_bits_locked(root, rt_entry_node(step->entry)->tags[tag]);
+	return rt_step_tags_slow(root, step, tag);
+}
+
+/* Store tag word @tag of the node of @step, which was @old.  Release
+ * stores (rt_bits_store): a reader that sees a bit sees what was stored
+ * before it. */
+static inline void rt_step_tags_store(const struct rt_path_step *step, unsigned int tag,
+				      unsigned long old, unsigned long bits)
+{
+	if (caa_likely(!rt_entry_compact(step->entry)))
+		rt_bits_store(rt_entry_node(step->entry)->tags[tag], bits);
+	else
+		rt_step_tags_store_slow(step, tag, old, bits);
+}
+
 /* Set @leaf_bits of @tag in @path's leaf, then upward as needed. */
 RT_HIDDEN void rt_tag_set_path(struct radix_tree_root *root, const struct rt_path *path,
 			       unsigned int tag, unsigned long leaf_bits);
