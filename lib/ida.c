@@ -36,16 +36,22 @@ RCURADIX_API void ida_init(struct ida *ida)
 	ida->ida_rt.flags = RT_ROOT_IDR | RT_ROOT_IDA;
 }
 
-/* The first clear bit of @bitmap in [@from, @to], or RT_IDA_BITS. */
-static unsigned int rt_ida_bitmap_find(const struct rt_ida_bitmap *bitmap, unsigned int from,
-				       unsigned int to)
+/*
+ * The first clear bit of @bitmap in [@from, @to], or RT_IDA_BITS.  @open
+ * is rt_ida_open_words(@bitmap): past @from's own word, it names the word
+ * to look in, without a loop over the full ones.
+ */
+static unsigned int rt_ida_bitmap_find(const struct rt_ida_bitmap *bitmap, unsigned int open,
+				       unsigned int from, unsigned int to)
 {
 	unsigned int w = from / RT_BITS_PER_LONG;
 	unsigned long clear = ~bitmap->words[w] & (~0UL << (from % RT_BITS_PER_LONG));
 
-	while (!clear) {
-		if (++w == RT_IDA_WORDS)
+	if (!clear) {
+		open &= ~1U << w;  /* the words after @w */
+		if (!open)
 			return RT_IDA_BITS;
+		w = (unsigned int)__builtin_ctz(open);
 		clear = ~bitmap->words[w];
 	}
 	from = w * RT_BITS_PER_LONG + (unsigned int)__builtin_ctzl(clear);
@@ -93,7 +99,7 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 	for (;;) {
 		struct rt_path path;
 		struct rt_ida_bitmap *bitmap;
-		unsigned int from, to, bit;
+		unsigned int from, to, bit, open;
 		void **slot;
 		int err = rt_free_find(root, key, last, &key);
 
@@ -107,16 +113,18 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 			err = rt_ida_bitmap_insert(root, key, from, gfp);
 			return err ? err : (int)(key * RT_IDA_BITS + from);
 		}
-		bit = rt_ida_bitmap_find(bitmap, from, to);
+		open = rt_ida_open_words(bitmap);
+		bit = rt_ida_bitmap_find(bitmap, open, from, to);
 		if (bit == RT_IDA_BITS) {
 			key++;
 			continue;
 		}
 		rt_ida_bit_set(bitmap, bit);
-		/* The bits below @from may be clear; the ones from @from up to
-		 * @bit are set (the search passed them). */
-		if ((from == 0 || rt_ida_bitmap_find(bitmap, 0, from) == RT_IDA_BITS) &&
-		    rt_ida_bitmap_full_from(bitmap, bit / RT_BITS_PER_LONG))
+		/* Full once its last open word fills: the slot is no longer
+		 * free. */
+		if (!~bitmap->words[bit / RT_BITS_PER_LONG])
+			open &= ~(1U << (bit / RT_BITS_PER_LONG));
+		if (!open)
 			rt_tag_clear_path(root, &path, RT_IDR_FREE, 1UL << rt_path_leaf(&path)->pos);
 		return (int)(key * RT_IDA_BITS + bit);
 	}

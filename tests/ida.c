@@ -271,6 +271,35 @@ Test(ida, define_ida_and_ida_init_give_an_empty_ida)
 	finish(&ida);
 }
 
+/*
+ * rt_ida_open_words(), the allocation's one-level summary of a bitmap,
+ * against a word-by-word reading of the same bitmap: each word is full,
+ * empty, or full but for one random bit, at random (seed printed).
+ */
+Test(ida, the_open_word_summary_names_every_word_with_a_clear_bit)
+{
+	struct rt_ida_bitmap bitmap;
+	struct t_rng rng;
+
+	t_rng_init(&rng, "ida.open_words");
+	for (unsigned int round = 0; round < 4096; round++) {
+		unsigned int want = 0;
+
+		for (unsigned int w = 0; w < RT_IDA_WORDS; w++) {
+			uint64_t kind = t_rand_below(&rng, 3);
+
+			bitmap.words[w] = kind == 0 ? ~0UL
+					  : kind == 1 ? 0UL
+						      : ~(1UL << t_rand_below(&rng, RT_BITS_PER_LONG));
+			if (bitmap.words[w] != ~0UL)
+				want |= 1U << w;
+		}
+		cr_assert_eq(rt_ida_open_words(&bitmap), want, "round %u: %#x, expected %#x",
+			     round, rt_ida_open_words(&bitmap), want);
+		cr_assert_eq(rt_ida_bitmap_full(&bitmap), want == 0);
+	}
+}
+
 Test(ida, ida_alloc_hands_out_ids_in_order)
 {
 	const unsigned int n = 3 * IDS_PER_BITMAP + 5;
