@@ -176,7 +176,9 @@ RCURADIX_API void ida_free(struct ida *ida, unsigned int id)
 	was_full = !(rt_step_tags(root, rt_path_leaf(&path), RT_IDR_FREE) &
 		     (1UL << rt_path_leaf(&path)->pos));
 	*word &= ~mask;
-	if (rt_ida_bitmap_empty(bitmap)) {
+	/* Another id of the same word keeps the bitmap, without a look at
+	 * the other words (another cache line, half the time). */
+	if (!*word && rt_ida_bitmap_empty(bitmap)) {
 		size_t size = RT_IDA_BITMAP_BYTES;
 		void *block = bitmap;
 
