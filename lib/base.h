@@ -80,14 +80,23 @@ static inline bool rt_lock_held(const struct radix_tree_root *root)
 /* Die: @fn needs the tree lock held by this thread, and it is not. */
 RT_HIDDEN void rt_lock_not_held(const char *fn) __attribute__((noreturn, cold));
 
+/* rt_lock() when pthread_mutex_trylock() gave @err: EBUSY, the mutex is
+ * taken, so spin a while, then sleep on it (base.c says why); any other
+ * error dies. */
+RT_HIDDEN void rt_lock_wait(struct radix_tree_root *root, int err);
+
 /* The recursive tree lock of every writer. */
 static inline void rt_lock(struct radix_tree_root *root)
 {
+	int err;
+
 	if (rt_lock_held(root)) {
 		root->depth++;
 		return;
 	}
-	rt_pthread_check(pthread_mutex_lock(&root->lock));
+	err = pthread_mutex_trylock(&root->lock);
+	if (caa_unlikely(err))
+		rt_lock_wait(root, err);
 	/* Read by other threads in rt_lock_held(): they compare with their
 	 * own id, which this value never equals.  Relaxed atomic: the mutex
 	 * orders everything else. */

@@ -7,8 +7,10 @@
 #include "descend.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 T_SUITE(basic);
@@ -461,6 +463,70 @@ Test(basic, writers_work_while_holding_the_lock)
 	cr_assert_eq(tree.depth, 0);
 	cr_assert_eq(tree.owner, 0);
 	t_delete(&tree, 1UL << 20, b);
+	t_finish(&tree);
+}
+
+/* A writer on another thread, inserting @item at key 2. */
+struct lock_waiter {
+	struct titem *item;
+	int calling;  /* set just before the insert */
+	int done;     /* set once it returned */
+	int ret;
+};
+
+static void *lock_waiter_main(void *arg)
+{
+	struct lock_waiter *w = arg;
+
+	uatomic_set(&w->calling, 1);
+	w->ret = radix_tree_insert(&tree, 2, w->item);
+	uatomic_set(&w->done, 1);
+	return NULL;
+}
+
+/* Busy for @ns of wall time: the holder keeps its CPU, as a writer does. */
+static void busy_for_ns(long ns)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < ns);
+}
+
+/*
+ * A writer that finds the tree lock taken spins for up to 20 us, then
+ * sleeps on the mutex.  The holder keeps the lock for no time once the
+ * waiter is about to call (it spins, or has not even reached the lock),
+ * then for 100 us (it spins, then sleeps): either way its insert happens
+ * only after the unlock, and then succeeds.
+ */
+Test(basic, a_writer_waits_for_the_lock_by_spinning_then_sleeping)
+{
+	static const long hold_ns[] = { 0, 100000 };
+
+	for (unsigned int i = 0; i < sizeof(hold_ns) / sizeof(hold_ns[0]); i++) {
+		struct lock_waiter w = { .item = titem_new(2) };
+		struct titem *mine;
+		pthread_t thread;
+
+		radix_tree_lock(&tree);
+		cr_assert_eq(pthread_create(&thread, NULL, lock_waiter_main, &w), 0);
+		while (!uatomic_read(&w.calling))
+			caa_cpu_relax();
+		busy_for_ns(hold_ns[i]);
+		mine = t_insert_new(&tree, 1);
+		cr_assert_eq(uatomic_read(&w.done), 0, "hold %ld ns: the other writer ran under "
+						       "the lock", hold_ns[i]);
+		cr_assert_null(radix_tree_lookup(&tree, 2));
+		radix_tree_unlock(&tree);
+		cr_assert_eq(pthread_join(thread, NULL), 0);
+		cr_assert_eq(w.ret, 0, "hold %ld ns: insert gave %d", hold_ns[i], w.ret);
+		cr_assert_eq(radix_tree_lookup(&tree, 2), w.item);
+		t_delete(&tree, 2, w.item);
+		t_delete(&tree, 1, mine);
+	}
 	t_finish(&tree);
 }
 
