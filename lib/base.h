@@ -22,6 +22,11 @@
 
 #include "internal.h"
 
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define RT_HAVE_SINGLE_THREADED 1
+#endif
+
 /* ---- misuse reports ---------------------------------------------------- */
 
 /*
@@ -80,6 +85,14 @@ static inline bool rt_lock_held(const struct radix_tree_root *root)
 /* Die: @fn needs the tree lock held by this thread, and it is not. */
 RT_HIDDEN void rt_lock_not_held(const char *fn) __attribute__((noreturn, cold));
 
+/* Has the process never started a second thread?  (glibc's flag; false
+ * where the C library does not keep one.) */
+#ifdef RT_HAVE_SINGLE_THREADED
+#define rt_single_threaded() (__libc_single_threaded != 0)
+#else
+#define rt_single_threaded() false
+#endif
+
 /* rt_lock() when pthread_mutex_trylock() gave @err: EBUSY, the mutex is
  * taken, so spin a while, then sleep on it (base.c says why); any other
  * error dies. */
@@ -94,9 +107,15 @@ static inline void rt_lock(struct radix_tree_root *root)
 		root->depth++;
 		return;
 	}
-	err = pthread_mutex_trylock(&root->lock);
-	if (caa_unlikely(err))
-		rt_lock_wait(root, err);
+	if (rt_single_threaded()) {
+		/* No other thread to wait for; glibc then takes the mutex
+		 * without an atomic instruction. */
+		rt_pthread_check(pthread_mutex_lock(&root->lock));
+	} else {
+		err = pthread_mutex_trylock(&root->lock);
+		if (caa_unlikely(err))
+			rt_lock_wait(root, err);
+	}
 	/* Read by other threads in rt_lock_held(): they compare with their
 	 * own id, which this value never equals.  Relaxed atomic: the mutex
 	 * orders everything else. */
