@@ -116,8 +116,8 @@ void rt_lock_not_held(const char *fn)
  * look pulls the line of the mutex and owner away from the holder's CPU,
  * and a holder left alone runs its calls back to back with the tree's
  * lines in its own cache.  In idr-bench's two-thread churn a pair took
- * 1,440-1,600 ns with no spin, 560-650 with looks every few pauses (the
- * lock changed hands every ten calls or so) and 400-460 with these
+ * 1,270-1,600 ns with no spin, 560-650 with looks every few pauses (the
+ * lock changed hands every ten calls or so) and 400-520 with these
  * (doc/performance.md, "IDR and IDA").  The spin is bounded in time, so
  * that a holder that is preempted, or holds the lock for a long batch
  * (radix_tree_lock()), costs each waiter at most RT_LOCK_SPIN_NS of CPU.

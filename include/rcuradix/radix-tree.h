@@ -23,9 +23,11 @@
  *   "Writer"       the call takes the tree's own mutex itself.  It may also be
  *                  called while the calling thread already holds that mutex
  *                  through radix_tree_lock(): the mutex is recursive for its
- *                  owner, so there is no self-deadlock.  A writer never waits
- *                  for a grace period and never blocks readers.  Writers free
- *                  nodes with the flavor's call_rcu(), so a writer thread must
+ *                  owner, so there is no self-deadlock.  A writer that finds
+ *                  the mutex held by another thread spins for up to 50 us,
+ *                  then sleeps on it.  A writer never waits for a grace
+ *                  period and never blocks readers.  Writers free nodes
+ *                  with the flavor's call_rcu(), so a writer thread must
  *                  be registered with the flavor too (QSBR: online), as
  *                  liburcu requires of every call_rcu() caller.  A writer
  *                  call entered while the same thread is already inside
