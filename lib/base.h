@@ -101,8 +101,6 @@ RT_HIDDEN void rt_lock_wait(struct radix_tree_root *root, int err);
 /* The recursive tree lock of every writer. */
 static inline void rt_lock(struct radix_tree_root *root)
 {
-	int err;
-
 	if (rt_lock_held(root)) {
 		root->depth++;
 		return;
@@ -112,7 +110,8 @@ static inline void rt_lock(struct radix_tree_root *root)
 		 * without an atomic instruction. */
 		rt_pthread_check(pthread_mutex_lock(&root->lock));
 	} else {
-		err = pthread_mutex_trylock(&root->lock);
+		int err = pthread_mutex_trylock(&root->lock);
+
 		if (caa_unlikely(err))
 			rt_lock_wait(root, err);
 	}

@@ -33,7 +33,7 @@ unsigned long rt_step_tags_slow(const struct radix_tree_root *root,
 {
 	const struct rt_cnode *node = rt_entry_cnode(step->entry);
 
-	(void)root;
+	rt_assert_locked(root);
 	/* Under the lock the bytes hold still: the vector form must agree
 	 * with the byte-at-a-time one (debug builds check it here). */
 	rt_assert(rt_ctag_bits(rt_cnode_tags(node), node->next, tag) ==

@@ -478,9 +478,11 @@ static void *lock_waiter_main(void *arg)
 {
 	struct lock_waiter *w = arg;
 
+	urcu_memb_register_thread();  /* a writer thread, as the contract asks */
 	uatomic_set(&w->calling, 1);
 	w->ret = radix_tree_insert(&tree, 2, w->item);
 	uatomic_set(&w->done, 1);
+	urcu_memb_unregister_thread();
 	return NULL;
 }
 

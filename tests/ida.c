@@ -298,6 +298,17 @@ Test(ida, the_open_word_summary_names_every_word_with_a_clear_bit)
 			     round, rt_ida_open_words(&bitmap), want);
 		cr_assert_eq(rt_ida_bitmap_full(&bitmap), want == 0);
 	}
+	/* Random rounds are almost never full: the full bitmap, and each word
+	 * alone open, explicitly. */
+	memset(bitmap.words, 0xff, sizeof(bitmap.words));
+	cr_assert_eq(rt_ida_open_words(&bitmap), 0U);
+	cr_assert(rt_ida_bitmap_full(&bitmap));
+	for (unsigned int w = 0; w < RT_IDA_WORDS; w++) {
+		bitmap.words[w] = ~(1UL << (RT_BITS_PER_LONG - 1));
+		cr_assert_eq(rt_ida_open_words(&bitmap), 1U << w, "word %u open", w);
+		cr_assert(!rt_ida_bitmap_full(&bitmap));
+		bitmap.words[w] = ~0UL;
+	}
 }
 
 Test(ida, ida_alloc_hands_out_ids_in_order)
