@@ -14,10 +14,12 @@
 #define RCURADIX_BENCH_H
 
 #define _LGPL_SOURCE 1 /* inline read_lock/unlock: what an application gets */
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <urcu/urcu-memb.h>
 
@@ -159,6 +161,22 @@ static inline uint64_t tsc_end(void)
 	/* rdtscp waits for the timed operation's loads to complete. */
 	__asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi)::"rcx", "memory");
 	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The @q quantile of @v (q in [0, 1]; the nearest rank); sorts @v. */
+static inline double quantile(double *v, size_t n, double q)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), bench_cmp_double);
+	return v[(size_t)(q * (double)(n - 1) + 0.5)];
 }
 
 double median(double *v, size_t n); /* sorts @v */

@@ -201,19 +201,6 @@ static double *rounds_array(int rounds)
 	return v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double quantile(double *v, int n, double q)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[(int)(q * (n - 1) + 0.5)];
-}
-
 static void *no_op(void *arg)
 {
 	return arg;
@@ -320,9 +307,9 @@ int main(int argc, char **argv)
 		       "rounds),\nand B / A per round (quartiles):\n", arg[3], log2n, rounds, SLICE);
 	for (int o = o0; o < o1; o++)
 		printf("  %-9s  A %7.1f  B %7.1f  B/A %.3f %.3f %.3f\n", op[o],
-		       quantile(t[0][o], rounds, 0.5), quantile(t[1][o], rounds, 0.5),
-		       quantile(ratio[o], rounds, 0.25), quantile(ratio[o], rounds, 0.5),
-		       quantile(ratio[o], rounds, 0.75));
+		       quantile(t[0][o], (size_t)rounds, 0.5), quantile(t[1][o], (size_t)rounds, 0.5),
+		       quantile(ratio[o], (size_t)rounds, 0.25), quantile(ratio[o], (size_t)rounds, 0.5),
+		       quantile(ratio[o], (size_t)rounds, 0.75));
 	for (int v = 0; v < 2; v++) {
 		if (!inserts)
 			unbuild(&lib[v]);  /* the nodes' callbacks before the exit */

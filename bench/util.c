@@ -88,13 +88,6 @@ void tsc_resolution(uint64_t *step, uint64_t *empty)
 	*empty = (uint64_t)percentile_u64(d, 4096, 0.5);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -106,7 +99,7 @@ double median(double *v, size_t n)
 {
 	if (n == 0)
 		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), bench_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
