@@ -703,6 +703,24 @@ static inline bool rt_root_ida(const struct radix_tree_root *root)
  * its exit, twice per allocation.
  */
 _Static_assert(RT_IDA_WORDS <= 32, "a bit of an unsigned int per word of a bitmap");
+#if defined(__SSE2__) && ULONG_MAX == UINT64_MAX
+/* Two words at a time: the clear bits x = ~word, and x | -x, whose sign bit
+ * is set iff x != 0, which movmskpd gathers. */
+static inline unsigned int rt_ida_open_words(const struct rt_ida_bitmap *bitmap)
+{
+	const __m128i ones = _mm_set1_epi32(-1), zero = _mm_setzero_si128();
+	unsigned int w, open = 0;
+
+	for (w = 0; w < RT_IDA_WORDS; w += 2) {
+		const void *pair = &bitmap->words[w];
+		__m128i clear = _mm_xor_si128(_mm_loadu_si128(pair), ones);
+		__m128i sign = _mm_or_si128(clear, _mm_sub_epi64(zero, clear));
+
+		open |= (unsigned int)_mm_movemask_pd(_mm_castsi128_pd(sign)) << w;
+	}
+	return open;
+}
+#else
 static inline unsigned int rt_ida_open_words(const struct rt_ida_bitmap *bitmap)
 {
 	unsigned int w, open = 0;
@@ -711,6 +729,7 @@ static inline unsigned int rt_ida_open_words(const struct rt_ida_bitmap *bitmap)
 		open |= (unsigned int)(~bitmap->words[w] != 0) << w;
 	return open;
 }
+#endif
 
 /* Is every id of IDA bitmap @bitmap taken? */
 static inline bool rt_ida_bitmap_full(const struct rt_ida_bitmap *bitmap)

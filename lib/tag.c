@@ -264,8 +264,9 @@ static unsigned long rt_slots_from(unsigned int offset, bool up)
  * qualifies, so it starts again at most once per level.  Keys beyond the
  * top node's range are free.
  */
-bool rt_free_scan(const struct radix_tree_root *root, unsigned long start, bool up, bool locked,
-		  unsigned long *found)
+static inline __attribute__((always_inline)) bool
+rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, bool up, bool locked,
+		    unsigned long *found)
 {
 	unsigned long index = start;
 
@@ -315,11 +316,19 @@ bool rt_free_scan(const struct radix_tree_root *root, unsigned long start, bool 
 	return true;
 }
 
+bool rt_free_scan(const struct radix_tree_root *root, unsigned long start, bool up, bool locked,
+		  unsigned long *found)
+{
+	return rt_free_scan_inline(root, start, up, locked, found);
+}
+
+/* The writer's upward scan, compiled for its constants: an allocation's
+ * every call. */
 int rt_free_find(const struct radix_tree_root *root, unsigned long start, unsigned long max,
 		 unsigned long *found)
 {
 	rt_assert_locked(root);
-	if (start > max || !rt_free_scan(root, start, true, true, found) || *found > max)
+	if (start > max || !rt_free_scan_inline(root, start, true, true, found) || *found > max)
 		return -ENOSPC;
 	return 0;
 }
