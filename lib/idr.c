@@ -35,7 +35,7 @@ static bool rt_idr_key(const struct idr *idr, unsigned long id, unsigned long *k
 
 	/* Base 0, the usual one, on a branch of its own: the key is then @id
 	 * itself, and idr_find()'s descent does not depend on the load of the
-	 * base, which costs random lookups 10% (doc/performance.md). */
+	 * base, which cost random lookups about 10% (doc/performance.md). */
 	if (caa_likely(base == 0))
 		*key = id;
 	else if (id >= base)

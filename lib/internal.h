@@ -706,6 +706,7 @@ _Static_assert(RT_IDA_WORDS <= 32, "a bit of an unsigned int per word of a bitma
 #if defined(__SSE2__) && ULONG_MAX == UINT64_MAX
 /* Two words at a time: the clear bits x = ~word, and x | -x, whose sign bit
  * is set iff x != 0, which movmskpd gathers. */
+_Static_assert(RT_IDA_WORDS % 2 == 0, "a bitmap is read two words at a time");
 static inline unsigned int rt_ida_open_words(const struct rt_ida_bitmap *bitmap)
 {
 	const __m128i ones = _mm_set1_epi32(-1), zero = _mm_setzero_si128();
