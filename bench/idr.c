@@ -1333,9 +1333,9 @@ static void lookups(struct lookup_run *run)
  * asks whether the IDR's tree, entry points and writer cost its readers
  * anything, a difference of a few percent.  The table's two columns are
  * measured seconds apart, and a shared machine's speed moves by more than
- * that between them.  Here both maps live at once, built the same way, and one
- * reader takes turns between them: a slice of PAIR_SLICE lookups of the
- * same keys on each, the order swapped every round.  Next to a writer, the
+ * that between them.  Here both maps live at once, built the same way, and
+ * one reader takes turns between them: a slice of lookups of the same keys
+ * on each (16,384; 256 with --quick), the order swapped every round.  Next to a writer, the
  * writer churns on the map being read, so that each map is measured next
  * to its own writer (idr_remove() + idr_alloc(), radix_tree_delete() +
  * radix_tree_insert()).  A burst of noise lands on both maps of a round:
