@@ -115,10 +115,9 @@ void rt_lock_not_held(const char *fn)
  * as long each time (up to RT_LOCK_LOOK_MAX_NS), pausing in between: each
  * look pulls the line of the mutex and owner away from the holder's CPU,
  * and a holder left alone runs its calls back to back with the tree's
- * lines in its own cache.  In idr-bench's two-thread churn a pair took
- * 1,270-1,600 ns with no spin, 560-650 with looks every few pauses (the
- * lock changed hands every ten calls or so) and 400-520 with these
- * (doc/performance.md, "IDR and IDA").  The spin is bounded in time, so
+ * lines in its own cache; frequent looks make the lock change hands every
+ * few calls (doc/performance.md, "IDR and IDA", has the figures for
+ * idr-bench's two-thread churn).  The spin is bounded in time, so
  * that a holder that is preempted, or holds the lock for a long batch
  * (radix_tree_lock()), costs each waiter at most RT_LOCK_SPIN_NS of CPU.
  */
@@ -156,8 +155,9 @@ void rt_lock_wait(struct radix_tree_root *root, int err)
 	if (err != EBUSY)
 		rt_die(__func__, "pthread_mutex_trylock failed: error %d", err);
 	start = rt_now_ns();
-	for (now = start; now - start < RT_LOCK_SPIN_NS; gap *= 2) {
-		now = rt_pause_until(now + (gap < RT_LOCK_LOOK_MAX_NS ? gap : RT_LOCK_LOOK_MAX_NS));
+	for (now = start; now - start < RT_LOCK_SPIN_NS;
+	     gap = gap < RT_LOCK_LOOK_MAX_NS / 2 ? 2 * gap : RT_LOCK_LOOK_MAX_NS) {
+		now = rt_pause_until(now + gap);
 		/* Relaxed load: only a hint that the lock may be free, read
 		 * without taking the line from the holder; the trylock is what
 		 * acquires (and orders) it. */
