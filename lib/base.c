@@ -11,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 
 #include "base.h"
 
@@ -107,14 +110,14 @@ void rt_lock_not_held(const char *fn)
 
 /*
  * A writer that finds the tree lock taken spins before it sleeps on the
- * mutex.  Writer calls hold the lock for 0.1-1 us, and a sleep costs a
+ * lock word.  Writer calls hold the lock for 0.1-1 us, and a sleep costs a
  * futex wait, and its holder a futex wake at every unlock while anyone
  * sleeps: with two threads allocating ids, that was 45% of their time.
  *
  * The waiter looks at the lock after RT_LOCK_LOOK_NS, then after twice
  * as long each time (up to RT_LOCK_LOOK_MAX_NS), pausing in between: each
- * look pulls the line of the mutex and owner away from the holder's CPU,
- * and a holder left alone runs its calls back to back with the tree's
+ * look pulls the line of the lock word and owner away from the holder's
+ * CPU, and a holder left alone runs its calls back to back with the tree's
  * lines in its own cache; frequent looks make the lock change hands every
  * few calls (doc/performance.md, "IDR and IDA", has the figures for
  * idr-bench's two-thread churn).  The spin is bounded in time, so
@@ -148,24 +151,111 @@ static long rt_pause_until(long when)
 	return now;
 }
 
-void rt_lock_wait(struct radix_tree_root *root, int err)
+/*
+ * Does every unlock put a full barrier between releasing the lock word and
+ * reading the sleeper count (base.h, A and B)?  Only where the process
+ * could not register for membarrier's private expedited command.  Decided
+ * when the library is loaded, before any of its calls can run, and again
+ * in a fork child, which has one thread: no unlock is under way when it
+ * changes.  Fenced until then, which is right with either kind of sleeper.
+ */
+bool rt_lock_fenced = true;
+
+static int rt_membarrier(int cmd)
+{
+	return (int)syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+static void rt_lock_choose_fences(void)
+{
+	rt_lock_fenced = rt_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0;
+}
+
+/* A fork child has only the forking thread: nobody sleeps on a lock. */
+static void rt_lock_postfork_child(void)
+{
+	memset(rt_lock_sleepers, 0, sizeof(rt_lock_sleepers));
+	/* The registration belongs to the process's memory: the child asks
+	 * again rather than assume the kernel kept it. */
+	rt_lock_choose_fences();
+}
+
+__attribute__((constructor)) static void rt_lock_setup(void)
+{
+	rt_lock_choose_fences();
+	rt_pthread_check(pthread_atfork(NULL, NULL, rt_lock_postfork_child));
+}
+
+void rt_lock_force_fences(void)
+{
+	rt_lock_fenced = true;
+}
+
+void rt_lock_unforce_fences(void)
+{
+	rt_lock_choose_fences();
+}
+
+static long rt_futex(int *word, int op, int value)
+{
+	return syscall(SYS_futex, word, op, value, NULL, NULL, 0);
+}
+
+unsigned int rt_lock_sleepers[RT_LOCK_SLEEPER_SLOTS];
+
+void rt_lock_wake(int *word)
+{
+	rt_futex(word, FUTEX_WAKE_PRIVATE, 1);
+}
+
+/*
+ * Sleep until the lock word is taken by this thread: C, D and E of the
+ * protocol in base.h.  Should the membarrier call fail after all, the
+ * sleeper cannot count on a wake, and naps instead, looking at the word
+ * every RT_LOCK_NAP_NS.
+ */
+#define RT_LOCK_NAP_NS 100000L
+
+static void rt_lock_sleep(struct radix_tree_root *root)
+{
+	unsigned int *sleepers = rt_lock_sleepers_of(root);
+	bool wake_assured;
+
+	/* C.  Sequentially consistent: a full barrier on this CPU, so the
+	 * count is visible before the word is read in E. */
+	__atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+	/* D: orders every releaser's A before its B (base.h). */
+	wake_assured = rt_lock_fenced || rt_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0;
+	while (!rt_lock_try(root)) {
+		if (wake_assured) {
+			/* Sleeps only while the word is still 1; any error
+			 * (EAGAIN: it changed, EINTR) is another look. */
+			rt_futex(&root->lock, FUTEX_WAIT_PRIVATE, 1);
+		} else {
+			struct timespec nap = { 0, RT_LOCK_NAP_NS };
+
+			nanosleep(&nap, NULL);
+		}
+	}
+	/* Relaxed: a releaser that still counts us only wakes nobody. */
+	__atomic_sub_fetch(sleepers, 1, __ATOMIC_RELAXED);
+}
+
+void rt_lock_wait(struct radix_tree_root *root)
 {
 	long start, now, gap = RT_LOCK_LOOK_NS;
 
-	if (err != EBUSY)
-		rt_die(__func__, "pthread_mutex_trylock failed: error %d", err);
 	start = rt_now_ns();
 	for (now = start; now - start < RT_LOCK_SPIN_NS;
 	     gap = gap < RT_LOCK_LOOK_MAX_NS / 2 ? 2 * gap : RT_LOCK_LOOK_MAX_NS) {
 		now = rt_pause_until(now + gap);
 		/* Relaxed load: only a hint that the lock may be free, read
-		 * without taking the line from the holder; the trylock is what
-		 * acquires (and orders) it. */
-		if (__atomic_load_n(&root->owner, __ATOMIC_RELAXED) == 0 &&
-		    pthread_mutex_trylock(&root->lock) == 0)
+		 * without taking the line from the holder; the
+		 * compare-and-swap is what acquires (and orders) it. */
+		if (__atomic_load_n(&root->lock, __ATOMIC_RELAXED) == 0 && rt_lock_try(root))
 			return;
 	}
-	rt_pthread_check(pthread_mutex_lock(&root->lock));
+	rt_lock_sleep(root);
 }
 
 RCURADIX_API void radix_tree_lock(struct radix_tree_root *root)
@@ -193,7 +283,6 @@ RCURADIX_API void radix_tree_init_flavor(struct radix_tree_root *root, gfp_t gfp
 	if (!root->flavor)
 		fprintf(stderr, "rcuradix: radix_tree_init_flavor: no flavor given and "
 				"liburcu-memb is not linked; the tree refuses every write\n");
-	rt_pthread_check(pthread_mutex_init(&root->lock, NULL));
 	root->initialised = RADIX_TREE_INITIALISED_;
 }
 

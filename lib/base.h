@@ -93,10 +93,73 @@ RT_HIDDEN void rt_lock_not_held(const char *fn) __attribute__((noreturn, cold));
 #define rt_single_threaded() false
 #endif
 
-/* rt_lock() when pthread_mutex_trylock() gave @err: EBUSY, the mutex is
- * taken, so spin a while, then sleep on it (base.c says why); any other
- * error dies. */
-RT_HIDDEN void rt_lock_wait(struct radix_tree_root *root, int err);
+/*
+ * The lock word, root->lock: 0 free, 1 taken.  A writer takes it with one
+ * compare-and-swap and releases it with a plain store, with no atomic
+ * instruction, so a lock and unlock cost one atomic instead of a pthread
+ * mutex's two.  A waiter spins, then sleeps on the word (futex); the
+ * releaser must then see it and wake it, which the store alone does not
+ * order: its later load of the sleeper count could be satisfied before
+ * the store leaves its CPU (Dekker's race).  The sleeper closes the race:
+ *
+ *   releaser                          sleeper (rt_lock_sleep(), base.c)
+ *   A. store lock = 0 (release)       C. count++ (full barrier)
+ *   B. load the count; if non-zero,   D. membarrier(): every running
+ *      wake one sleeper                  thread of the process executes
+ *                                        a full barrier
+ *                                     E. compare-and-swap lock 0 -> 1, or
+ *                                        futex-wait while it is 1
+ *
+ * D puts a barrier in the releaser's stream: if it falls between A and B,
+ * B sees C; if after B, then A came before it too, and E sees A.  Either
+ * way the sleeper is woken or never sleeps.  Where membarrier is not
+ * available (rt_lock_fenced), the releaser puts a full barrier between A
+ * and B itself and the sleeper skips D.
+ *
+ * The count is not in the root: once A is visible, the next holder may
+ * destroy the tree and free the memory the root lies in (a pthread mutex
+ * allows that, and so does this lock), so after A the releaser touches
+ * no byte of the root; the futex wake passes its address only.  Sleepers
+ * are counted in a small global table, by the root's address: a root
+ * that shares its entry with another one's sleepers costs a needless
+ * wake, nothing more.
+ */
+#define RT_LOCK_SLEEPER_SLOTS 64
+RT_HIDDEN extern unsigned int rt_lock_sleepers[RT_LOCK_SLEEPER_SLOTS];
+RT_HIDDEN extern bool rt_lock_fenced;
+
+/* @root's entry of rt_lock_sleepers: the top bits of its address times
+ * 2^64 / phi (Fibonacci hashing, which mixes every bit of the address). */
+static inline unsigned int *rt_lock_sleepers_of(const struct radix_tree_root *root)
+{
+	_Static_assert(RT_LOCK_SLEEPER_SLOTS == 64, "six bits of the hash");
+	return &rt_lock_sleepers[((uint64_t)(uintptr_t)root * 0x9e3779b97f4a7c15ULL) >> 58];
+}
+
+/* Try to take @root's lock word: true if taken. */
+static inline bool rt_lock_try(struct radix_tree_root *root)
+{
+	int free_word = 0;
+
+	/* Acquire: the holder before us released with a release store; what
+	 * it wrote under the lock is visible to us from here. */
+	return __atomic_compare_exchange_n(&root->lock, &free_word, 1, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+/* rt_lock() when the lock word is taken: spin a while, then sleep on it
+ * (base.c says why). */
+RT_HIDDEN void rt_lock_wait(struct radix_tree_root *root);
+
+/* rt_unlock() when a writer may sleep on lock word @word: wake one.  The
+ * word's root may be gone already: only its address is used. */
+RT_HIDDEN void rt_lock_wake(int *word);
+
+/* Tests: make every unlock fence, as where membarrier is missing, and go
+ * back to the process's own choice.  Only while no thread holds or waits
+ * for any tree's lock. */
+RT_HIDDEN void rt_lock_force_fences(void);
+RT_HIDDEN void rt_lock_unforce_fences(void);
 
 /* The recursive tree lock of every writer. */
 static inline void rt_lock(struct radix_tree_root *root)
@@ -105,19 +168,17 @@ static inline void rt_lock(struct radix_tree_root *root)
 		root->depth++;
 		return;
 	}
-	if (rt_single_threaded()) {
-		/* No other thread to wait for; glibc then takes the mutex
-		 * without an atomic instruction. */
-		rt_pthread_check(pthread_mutex_lock(&root->lock));
-	} else {
-		int err = pthread_mutex_trylock(&root->lock);
-
-		if (caa_unlikely(err))
-			rt_lock_wait(root, err);
+	if (rt_single_threaded() && __atomic_load_n(&root->lock, __ATOMIC_RELAXED) == 0) {
+		/* No other thread: nobody to race with, so no atomic
+		 * instruction.  A thread started later synchronises with
+		 * pthread_create(), which orders this store before its look. */
+		__atomic_store_n(&root->lock, 1, __ATOMIC_RELAXED);
+	} else if (caa_unlikely(!rt_lock_try(root))) {
+		rt_lock_wait(root);
 	}
 	/* Read by other threads in rt_lock_held(): they compare with their
-	 * own id, which this value never equals.  Relaxed atomic: the mutex
-	 * orders everything else. */
+	 * own id, which this value never equals.  Relaxed atomic: the lock
+	 * word orders everything else. */
 	__atomic_store_n(&root->owner, rt_thread_id(), __ATOMIC_RELAXED);
 	root->depth = 1;
 }
@@ -126,6 +187,8 @@ static inline void rt_lock(struct radix_tree_root *root)
  * naming @fn. */
 static inline void rt_unlock(struct radix_tree_root *root, const char *fn)
 {
+	unsigned int *sleepers;
+
 	if (caa_unlikely(!rt_lock_held(root)))
 		rt_lock_not_held(fn);
 	if (--root->depth)
@@ -133,10 +196,24 @@ static inline void rt_unlock(struct radix_tree_root *root, const char *fn)
 	/* Nodes unlinked in this hold are handed to call_rcu first
 	 * (rt_writer_done(), radix_tree_unlock()). */
 	rt_assert(root->retired == NULL);
-	/* Cleared before the mutex is released: the next owner stores its
+	/* Cleared before the lock is released: the next owner stores its
 	 * own id after acquiring it, so this store never overwrites it. */
 	__atomic_store_n(&root->owner, 0UL, __ATOMIC_RELAXED);
-	rt_pthread_check(pthread_mutex_unlock(&root->lock));
+	sleepers = rt_lock_sleepers_of(root);
+	/* A above.  Release: everything written under the lock is visible to
+	 * the next holder, whose compare-and-swap acquires.  From here on
+	 * the root may be freed by its next holder. */
+	__atomic_store_n(&root->lock, 0, __ATOMIC_RELEASE);
+	/* Between A and B: the compiler must not load the count first; the
+	 * CPU's order comes from the sleeper's membarrier, or, without one,
+	 * from this full barrier. */
+	if (caa_unlikely(rt_lock_fenced))
+		cmm_smp_mb();
+	else
+		cmm_barrier();
+	/* B above.  Relaxed: a stale non-zero count only costs a wake. */
+	if (caa_unlikely(__atomic_load_n(sleepers, __ATOMIC_RELAXED)))
+		rt_lock_wake(&root->lock);
 }
 
 /* ---- roots and writer calls -------------------------------------------- */

@@ -183,7 +183,7 @@ extern const struct rcu_flavor_struct urcu_memb_flavor;
  * Layout: the fields every reader loads (rnode, tags) and the read-only
  * ones (flavor, gfp_mask, flags, the initialised marker, an IDR's base)
  * form one group;
- * the fields every writer call writes (the mutex, owner, depth, the node
+ * the fields every writer call writes (the lock, owner, depth, the node
  * and item counts) form another.  Each group is preceded by at least
  * RADIX_TREE_ROOT_GAP_ bytes of padding, so that for any placement at the
  * struct's natural 8-byte alignment (embedded in a struct, in malloc()ed
@@ -206,7 +206,8 @@ struct radix_tree_root {
 				 * trees). set at init, read-only after */
 	char rt_gap_writers_[RADIX_TREE_ROOT_GAP_]; /* private. never accessed */
 	/* Writer side: written by every writer call, never loaded by readers. */
-	pthread_mutex_t lock;   /* private. serialises writers */
+	int lock;               /* private. serialises writers: 0 free, 1 taken (lib/base.h).
+				 * W: atomics */
 	unsigned long owner;    /* private. thread holding lock, 0 if none. W: lock holder */
 	unsigned long nr_nodes; /* private. nodes linked in this tree. W, R: tree lock */
 	unsigned long nr_items; /* private. items stored in this tree. W, R: tree lock */
@@ -227,7 +228,7 @@ struct radix_tree_root {
 /* Positional on purpose: valid in C and C++. */
 #define RADIX_TREE_INIT_FLAGS_(mask, flags, base)				\
 	{ { 0 }, NULL, 0UL, &urcu_memb_flavor, (mask), (flags), RADIX_TREE_INITIALISED_,	\
-	  (base), { 0 }, PTHREAD_MUTEX_INITIALIZER, 0UL, 0UL, 0UL, NULL, 0U }
+	  (base), { 0 }, 0, 0UL, 0UL, 0UL, NULL, 0U }
 #define RADIX_TREE_INIT(name, mask) RADIX_TREE_INIT_FLAGS_(mask, 0U, 0U)
 
 /* RADIX_TREE(name, gfp_mask): define and initialise a tree, static or automatic. */
