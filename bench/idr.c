@@ -36,7 +36,11 @@
  * measurement checks its results (ids in order when filling, the lowest
  * free id where the peer claims it, the pointer each lookup finds, the
  * whole map afterwards), the kernel's as the others', and stops the run
- * otherwise.  The idr_find target (within 10% of radix_tree_lookup) is
+ * otherwise.  Verdict lines give the targets against the peers from the
+ * tables' medians: two threads' churn at least 3 times the free list's
+ * speed, idr_find next to a writer at least twice cds_lfht's, the IDA's
+ * free+alloc at most 1.5 times the bitmap's time, and at most 0.2 bytes
+ * per id.  The idr_find target (within 10% of radix_tree_lookup) is
  * measured apart, both maps alive and read in turns (run_lookup_target()).
  * With --kernel, two more targets: rcuradix's churn (1 thread) and IDA
  * free+alloc within the kernel's time (rcuradix / kernel <= 1.0).
@@ -1808,20 +1812,63 @@ static double med(const struct table *t, const char *op, int col)
 	return NAN;
 }
 
-/* The targets against the kernel's IDR and IDA (--kernel): rcuradix's time
- * at most the kernel's (rcuradix / kernel <= 1.0) for the churn, 1 thread,
- * and the IDA's free+alloc. */
-static void print_kernel_target(const struct table *t, const char *op, const char *what,
-				FILE *out, FILE *csv)
+/*
+ * One target of the issue's list, on the medians of row @op: the ratio of
+ * column @num's median to column @den's, held to @limit from below
+ * (@at_least) or above, printed with its verdict and written as a CSV
+ * target row.
+ */
+static void print_target(const struct table *t, const char *op, int num, int den,
+			 const char *what, bool at_least, double limit, FILE *out, FILE *csv)
 {
-	double a = med(t, op, C_RR), b = med(t, op, C_KERNEL), v = a / b;
-	const char *verdict = isnan(v) ? "n/a" : v <= 1.0 ? "met" : "MISSED";
+	double a = med(t, op, num), b = med(t, op, den), v = a / b;
+	bool met = at_least ? v >= limit : v <= limit;
+	const char *verdict = isnan(v) ? "n/a" : met ? "met" : "MISSED";
+	const char *cmp = at_least ? ">=" : "<=";
 
-	fprintf(out, "%-40s %7.3g vs %-7.3g = %6.3f  (target <= 1.00)  %s\n", what, a, b, v,
+	fprintf(out, "%-44s %7.3g vs %-7.3g = %6.3f  (target %s %.2f)  %s\n", what, a, b, v, cmp,
+		limit, verdict);
+	if (csv)
+		fprintf(csv, "target,%s,%zu,%s,%s %.2f,%s,%.6g,%.6g,%.6g,0\n", t->title, t->n, what,
+			cmp, limit, verdict, v, a, b);
+}
+
+/* The heading of the targets against the peers, defined at 2^20 ids. */
+static void print_targets_heading(const struct table *t, FILE *out)
+{
+	fprintf(out, "\n== targets against the peers, N = %zu ==\n", t->n);
+	if (t->n != (size_t)1 << 20)
+		fprintf(out, "(the targets are defined at N = 2^20; these rows use the size this "
+			     "run has)\n");
+}
+
+/* The targets against the peers in the same run: the churn of two threads
+ * at least 3 times the free list's speed, idr_find next to a writer at
+ * least twice cds_lfht's. */
+static void print_idr_targets(const struct table *t, FILE *out, FILE *csv)
+{
+	print_targets_heading(t, out);
+	print_target(t, OP_CHURN2, C_FREELIST, C_RR, "churn 2 threads ns: free list / rcuradix",
+		     true, 3.0, out, csv);
+	print_target(t, OP_LOOKUP_W, C_FREELIST, C_RR, "lookup 1R+1W ns: cds_lfht / idr_find", true,
+		     2.0, out, csv);
+}
+
+/* The IDA's targets: its free+alloc at most 1.5 times the mutex and flat
+ * bitmap's, its memory at most 0.2 bytes per id. */
+static void print_ida_targets(const struct table *t, FILE *out, FILE *csv)
+{
+	double bytes = med(t, OP_IDA_MEM, C_RR);
+	const char *verdict = isnan(bytes) ? "n/a" : bytes <= 0.2 ? "met" : "MISSED";
+
+	print_targets_heading(t, out);
+	print_target(t, OP_IDA_CHURN, C_RR, C_BITMAP, "IDA free+alloc ns: rcuradix / mutex+bitmap",
+		     false, 1.5, out, csv);
+	fprintf(out, "%-44s %7.3g %19s  (target <= 0.20)  %s\n", "IDA memory B/id", bytes, "",
 		verdict);
 	if (csv)
-		fprintf(csv, "target,%s,%zu,%s,<= 1.00,%s,%.6g,%.6g,%.6g,0\n", t->title, t->n, what,
-			verdict, v, a, b);
+		fprintf(csv, "target,%s,%zu,IDA memory B/id,<= 0.20,%s,%.6g,%.6g,,0\n", t->title,
+			t->n, verdict, bytes, bytes);
 }
 
 /* The pair against N: the IDR over the plain tree's delete+insert of the
@@ -1999,14 +2046,15 @@ int main(int argc, char **argv)
 		name_columns(false);
 		table_print(&t1, stdout);
 		print_notes_idr(stdout);
+		print_idr_targets(&t1, stdout, csv);
 		run_lookup_target(&c, &x, stdout, csv);
 		free(x.order);
 		x.order = NULL;
 		if (ncols > C_KERNEL) {
 			fprintf(stdout, "\n== target: rcuradix within the kernel's time, N = %zu ==\n",
 				t1.n);
-			print_kernel_target(&t1, OP_CHURN1, "churn 1 thread ns: rcuradix / kernel",
-					    stdout, csv);
+			print_target(&t1, OP_CHURN1, C_RR, C_KERNEL,
+				     "churn 1 thread ns: rcuradix / kernel", false, 1.0, stdout, csv);
 		}
 		if (csv)
 			table_csv(&t1, csv);
@@ -2037,13 +2085,14 @@ int main(int argc, char **argv)
 			"allocate the lowest free\n(the one just freed).  Memory: the IDA's "
 			"nodes and 128-byte bitmaps (rcuradix_get_stats()),\nthe bitmap's "
 			"words at its size for N ids.\n");
+	print_ida_targets(&t3, stdout, csv);
 	if (ncols > C_KERNEL) {
 		fprintf(stdout, "kernel IDA: ida_alloc(GFP_KERNEL), ida_free(); memory: its "
 				"576-byte nodes and 128-byte\nbitmaps at their size.\n");
 		fprintf(stdout, "\n== target: rcuradix within the kernel's time, N = %zu ==\n",
 			t3.n);
-		print_kernel_target(&t3, OP_IDA_CHURN, "IDA free+alloc ns: rcuradix / kernel",
-				    stdout, csv);
+		print_target(&t3, OP_IDA_CHURN, C_RR, C_KERNEL, "IDA free+alloc ns: rcuradix / kernel",
+			     false, 1.0, stdout, csv);
 	}
 	if (csv)
 		table_csv(&t3, csv);

@@ -77,6 +77,20 @@ target="^target,churn and lookups,1024,idr_find / radix_tree_lookup"
 grep -q "$target,<= 1.10,\(met\|MISSED\),[0-9]" "$csv" || fail "no target row in the CSV"
 grep -q "$target next to a writer,<= 1.10,\(met\|MISSED\),[0-9]" "$csv" ||
 	fail "no target row next to a writer in the CSV"
+# The targets against the peers: a verdict line each, and its CSV row.
+peer() { # cmp limit title what
+	grep -q "^$4  *[0-9.e+-]* vs [0-9.e+-]*  *= *[0-9.]*  (target $1 $2)  \(met\|MISSED\)\$" "$out" ||
+		fail "no verdict for '$4'"
+	grep -q "^target,$3,1024,$4,$1 $2,\(met\|MISSED\),[0-9]" "$csv" ||
+		fail "no target row for '$4' in the CSV"
+}
+peer ">=" 3.00 "churn and lookups" "churn 2 threads ns: free list / rcuradix"
+peer ">=" 2.00 "churn and lookups" "lookup 1R+1W ns: cds_lfht / idr_find"
+peer "<=" 1.50 "free+alloc" "IDA free+alloc ns: rcuradix / mutex+bitmap"
+grep -q "^IDA memory B/id  *[0-9.]*  *(target <= 0.20)  \(met\|MISSED\)\$" "$out" ||
+	fail "no verdict for the IDA's bytes per id"
+grep -q "^target,free+alloc,1024,IDA memory B/id,<= 0.20,\(met\|MISSED\),[0-9]" "$csv" ||
+	fail "no target row for the IDA's bytes per id in the CSV"
 grep -q "^rcuradix IDR / plain radix tree: [0-9.]* (2^10) [0-9.]* (2^12)\$" "$out" ||
 	fail "no IDR / tree line"
 grep -q "^2^12 ids / 2^10 ids: rcuradix IDR [0-9]" "$out" || fail "no growth line"
