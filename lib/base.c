@@ -110,9 +110,10 @@ void rt_lock_not_held(const char *fn)
 
 /*
  * A writer that finds the tree lock taken spins before it sleeps on the
- * lock word.  Writer calls hold the lock for 0.1-1 us, and a sleep costs a
- * futex wait, and its holder a futex wake at every unlock while anyone
- * sleeps: with two threads allocating ids, that was 45% of their time.
+ * lock word.  Writer calls hold the lock for 0.1-1 us, and a sleep costs the
+ * sleeper a membarrier and a futex wait, and the holder a futex wake at
+ * every unlock while anyone sleeps (doc/performance.md, "Two writers on
+ * one tree lock", has the figures).
  *
  * The waiter looks at the lock after RT_LOCK_LOOK_NS, then after twice
  * as long each time (up to RT_LOCK_LOOK_MAX_NS), pausing in between: each
@@ -152,23 +153,29 @@ static long rt_pause_until(long when)
 }
 
 /*
- * Does every unlock put a full barrier between releasing the lock word and
- * reading the sleeper count (base.h, A and B)?  Only where the process
- * could not register for membarrier's private expedited command.  Decided
- * when the library is loaded, before any of its calls can run, and again
- * in a fork child, which has one thread: no unlock is under way when it
- * changes.  Fenced until then, which is right with either kind of sleeper.
+ * How unlocks order their release (A) before their look at the sleepers
+ * (B), base.h.  RT_LOCK_MEMBARRIER once the process has registered for
+ * membarrier's private expedited command, RT_LOCK_FENCES where it could
+ * not.  Decided by the library's constructor, and again in a fork child,
+ * which has one thread.  A thread already using trees while the
+ * constructor runs (another constructor started it) is safe at every
+ * step: until then its unlocks fence and its sleepers nap, and from then
+ * on a sleeper counts on a wake only after its own membarrier call.
  */
-bool rt_lock_fenced = true;
+int rt_lock_order = RT_LOCK_UNDECIDED;
 
 static int rt_membarrier(int cmd)
 {
 	return (int)syscall(__NR_membarrier, cmd, 0, 0);
 }
 
-static void rt_lock_choose_fences(void)
+static void rt_lock_choose_order(void)
 {
-	rt_lock_fenced = rt_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0;
+	int order = rt_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 ?
+			    RT_LOCK_MEMBARRIER : RT_LOCK_FENCES;
+
+	/* Relaxed: every reader copes with every value (above). */
+	__atomic_store_n(&rt_lock_order, order, __ATOMIC_RELAXED);
 }
 
 /* A fork child has only the forking thread: nobody sleeps on a lock. */
@@ -177,23 +184,21 @@ static void rt_lock_postfork_child(void)
 	memset(rt_lock_sleepers, 0, sizeof(rt_lock_sleepers));
 	/* The registration belongs to the process's memory: the child asks
 	 * again rather than assume the kernel kept it. */
-	rt_lock_choose_fences();
+	rt_lock_choose_order();
 }
 
 __attribute__((constructor)) static void rt_lock_setup(void)
 {
-	rt_lock_choose_fences();
+	rt_lock_choose_order();
 	rt_pthread_check(pthread_atfork(NULL, NULL, rt_lock_postfork_child));
 }
 
-void rt_lock_force_fences(void)
+void rt_lock_test_order(int order)
 {
-	rt_lock_fenced = true;
-}
-
-void rt_lock_unforce_fences(void)
-{
-	rt_lock_choose_fences();
+	if (order < 0)
+		rt_lock_choose_order();
+	else
+		__atomic_store_n(&rt_lock_order, order, __ATOMIC_RELAXED);
 }
 
 static long rt_futex(int *word, int op, int value)
@@ -201,7 +206,7 @@ static long rt_futex(int *word, int op, int value)
 	return syscall(SYS_futex, word, op, value, NULL, NULL, 0);
 }
 
-unsigned int rt_lock_sleepers[RT_LOCK_SLEEPER_SLOTS];
+struct rt_lock_sleepers rt_lock_sleepers[RT_LOCK_SLEEPER_SLOTS];
 
 void rt_lock_wake(int *word)
 {
@@ -210,22 +215,36 @@ void rt_lock_wake(int *word)
 
 /*
  * Sleep until the lock word is taken by this thread: C, D and E of the
- * protocol in base.h.  Should the membarrier call fail after all, the
- * sleeper cannot count on a wake, and naps instead, looking at the word
- * every RT_LOCK_NAP_NS.
+ * protocol in base.h.  A sleeper that cannot count on a wake (no
+ * membarrier, or a failed call, while unlocks do not all fence) naps
+ * instead, looking at the word every RT_LOCK_NAP_NS.
  */
 #define RT_LOCK_NAP_NS 100000L
+
+/* D, or what stands for it: may this sleeper count on a wake? */
+static bool rt_lock_wake_assured(void)
+{
+	switch (__atomic_load_n(&rt_lock_order, __ATOMIC_RELAXED)) {
+	case RT_LOCK_MEMBARRIER:
+		return rt_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0;
+	case RT_LOCK_FENCES:
+		return true;  /* every releaser fences between A and B */
+	default:
+		return false;
+	}
+}
 
 static void rt_lock_sleep(struct radix_tree_root *root)
 {
 	unsigned int *sleepers = rt_lock_sleepers_of(root);
 	bool wake_assured;
 
-	/* C.  Sequentially consistent: a full barrier on this CPU, so the
-	 * count is visible before the word is read in E. */
-	__atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
-	/* D: orders every releaser's A before its B (base.h). */
-	wake_assured = rt_lock_fenced || rt_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0;
+	/* C: the count is raised, and the fence keeps E's load of the word
+	 * from being satisfied before the increment is visible (a
+	 * read-modify-write alone is no fence in C11, nor on every CPU). */
+	__atomic_add_fetch(sleepers, 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	wake_assured = rt_lock_wake_assured();
 	while (!rt_lock_try(root)) {
 		if (wake_assured) {
 			/* Sleeps only while the word is still 1; any error

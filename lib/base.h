@@ -95,45 +95,53 @@ RT_HIDDEN void rt_lock_not_held(const char *fn) __attribute__((noreturn, cold));
 
 /*
  * The lock word, root->lock: 0 free, 1 taken.  A writer takes it with one
- * compare-and-swap and releases it with a plain store, with no atomic
- * instruction, so a lock and unlock cost one atomic instead of a pthread
- * mutex's two.  A waiter spins, then sleeps on the word (futex); the
- * releaser must then see it and wake it, which the store alone does not
- * order: its later load of the sleeper count could be satisfied before
- * the store leaves its CPU (Dekker's race).  The sleeper closes the race:
+ * compare-and-swap and releases it with a plain release store: one atomic
+ * instruction per lock and unlock.  A waiter spins, then sleeps on the
+ * word (futex); the releaser must then see it and wake it, which the store
+ * alone does not order: its later load of the sleeper count could be
+ * satisfied before the store leaves its CPU (Dekker's race).  The sleeper
+ * closes the race:
  *
  *   releaser                          sleeper (rt_lock_sleep(), base.c)
- *   A. store lock = 0 (release)       C. count++ (full barrier)
+ *   A. store lock = 0 (release)       C. count++, then a full fence
  *   B. load the count; if non-zero,   D. membarrier(): every running
  *      wake one sleeper                  thread of the process executes
  *                                        a full barrier
  *                                     E. compare-and-swap lock 0 -> 1, or
  *                                        futex-wait while it is 1
  *
- * D puts a barrier in the releaser's stream: if it falls between A and B,
- * B sees C; if after B, then A came before it too, and E sees A.  Either
- * way the sleeper is woken or never sleeps.  Where membarrier is not
- * available (rt_lock_fenced), the releaser puts a full barrier between A
- * and B itself and the sleeper skips D.
+ * D puts a barrier in the releaser's stream: if it precedes B, B sees C;
+ * otherwise A precedes it too, and E sees A.  Either way the sleeper is
+ * woken or never sleeps.  Where the process could not register for
+ * membarrier (rt_lock_order), the releaser puts a full fence between A
+ * and B itself, and the sleeper skips D.  A sleeper that has neither, or
+ * whose membarrier call fails, naps instead of counting on a wake.
  *
  * The count is not in the root: once A is visible, the next holder may
  * destroy the tree and free the memory the root lies in (a pthread mutex
  * allows that, and so does this lock), so after A the releaser touches
  * no byte of the root; the futex wake passes its address only.  Sleepers
- * are counted in a small global table, by the root's address: a root
- * that shares its entry with another one's sleepers costs a needless
- * wake, nothing more.
+ * are counted in a global table of cache-line slots, by the root's
+ * address: a root that shares its slot with another one's sleepers costs
+ * a needless wake, nothing more.
  */
 #define RT_LOCK_SLEEPER_SLOTS 64
-RT_HIDDEN extern unsigned int rt_lock_sleepers[RT_LOCK_SLEEPER_SLOTS];
-RT_HIDDEN extern bool rt_lock_fenced;
+struct rt_lock_sleepers {
+	unsigned int n;  /* W: atomic add by sleepers; R: relaxed load by releasers */
+} __attribute__((aligned(64)));
+RT_HIDDEN extern struct rt_lock_sleepers rt_lock_sleepers[RT_LOCK_SLEEPER_SLOTS];
 
-/* @root's entry of rt_lock_sleepers: the top bits of its address times
+/* How unlocks order A before B: RT_LOCK_UNDECIDED until the library's
+ * constructor has asked for membarrier, then one of the others. */
+enum rt_lock_order { RT_LOCK_UNDECIDED, RT_LOCK_MEMBARRIER, RT_LOCK_FENCES };
+RT_HIDDEN extern int rt_lock_order;
+
+/* @root's slot of rt_lock_sleepers: the top bits of its address times
  * 2^64 / phi (Fibonacci hashing, which mixes every bit of the address). */
 static inline unsigned int *rt_lock_sleepers_of(const struct radix_tree_root *root)
 {
 	_Static_assert(RT_LOCK_SLEEPER_SLOTS == 64, "six bits of the hash");
-	return &rt_lock_sleepers[((uint64_t)(uintptr_t)root * 0x9e3779b97f4a7c15ULL) >> 58];
+	return &rt_lock_sleepers[((uint64_t)(uintptr_t)root * 0x9e3779b97f4a7c15ULL) >> 58].n;
 }
 
 /* Try to take @root's lock word: true if taken. */
@@ -155,11 +163,10 @@ RT_HIDDEN void rt_lock_wait(struct radix_tree_root *root);
  * word's root may be gone already: only its address is used. */
 RT_HIDDEN void rt_lock_wake(int *word);
 
-/* Tests: make every unlock fence, as where membarrier is missing, and go
- * back to the process's own choice.  Only while no thread holds or waits
- * for any tree's lock. */
-RT_HIDDEN void rt_lock_force_fences(void);
-RT_HIDDEN void rt_lock_unforce_fences(void);
+/* Tests: order unlocks as @order says (RT_LOCK_UNDECIDED: every unlock
+ * fences and every sleeper naps), or, with -1, as the process chose.  Only
+ * while no thread holds or waits for any tree's lock. */
+RT_HIDDEN void rt_lock_test_order(int order);
 
 /* The recursive tree lock of every writer. */
 static inline void rt_lock(struct radix_tree_root *root)
@@ -206,12 +213,14 @@ static inline void rt_unlock(struct radix_tree_root *root, const char *fn)
 	__atomic_store_n(&root->lock, 0, __ATOMIC_RELEASE);
 	/* Between A and B: the compiler must not load the count first; the
 	 * CPU's order comes from the sleeper's membarrier, or, without one,
-	 * from this full barrier. */
-	if (caa_unlikely(rt_lock_fenced))
-		cmm_smp_mb();
-	else
+	 * from this full fence.  Relaxed load of the mode: it changes only
+	 * where any mix of the old and the new value is safe (base.c). */
+	if (caa_likely(__atomic_load_n(&rt_lock_order, __ATOMIC_RELAXED) == RT_LOCK_MEMBARRIER))
 		cmm_barrier();
-	/* B above.  Relaxed: a stale non-zero count only costs a wake. */
+	else
+		cmm_smp_mb();
+	/* B above.  Relaxed: A..E order it; a zero here means the sleeper's
+	 * E will see A. */
 	if (caa_unlikely(__atomic_load_n(sleepers, __ATOMIC_RELAXED)))
 		rt_lock_wake(&root->lock);
 }

@@ -207,7 +207,8 @@ struct radix_tree_root {
 	char rt_gap_writers_[RADIX_TREE_ROOT_GAP_]; /* private. never accessed */
 	/* Writer side: written by every writer call, never loaded by readers. */
 	int lock;               /* private. serialises writers: 0 free, 1 taken (lib/base.h).
-				 * W: atomics */
+				 * W: compare-and-swap by a taker, release store by
+				 * the holder; R: relaxed looks by waiters */
 	unsigned long owner;    /* private. thread holding lock, 0 if none. W: lock holder */
 	unsigned long nr_nodes; /* private. nodes linked in this tree. W, R: tree lock */
 	unsigned long nr_items; /* private. items stored in this tree. W, R: tree lock */
