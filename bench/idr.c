@@ -1774,6 +1774,7 @@ static void print_header(const struct config *c, FILE *out)
 	fprintf(out, "           times: the measuring thread's CPU time (preemption by other "
 		     "programs excluded),\n           but churn 2 threads: wall time (and both "
 		     "threads' CPU time: its cpu row)\n");
+	fprintf(out, "           one-thread passes on CPU 0; 2 threads and lookups: CPUs 0 and 1\n");
 	fprintf(out, "           rcuradix memory: rcuradix_get_stats() bytes_live (less "
 		     "reserved and pending)\n           after the build minus before\n");
 	fprintf(out, "runs:      churn and lookups N = 2^%d; pair cost N = 2^10..2^%d; IDA "
@@ -2008,6 +2009,15 @@ int main(int argc, char **argv)
 	parse(argc, argv, &c);
 	if (c.kernel)
 		kernel_load(c.kernel);
+	/* The one-thread passes run on one CPU, the same for every structure:
+	 * the CPUs of a shared machine can differ in speed by half, and a
+	 * thread that moves between them would make the ratios of a run
+	 * depend on where each pass ran.  The threads started below pin
+	 * themselves; liburcu's call_rcu worker is started first, so that it
+	 * inherits no pin and runs beside the measuring thread, not on its
+	 * CPU. */
+	urcu_memb_get_default_call_rcu_data();
+	pin_to_cpu(0);
 	urcu_memb_register_thread();
 	probe = malloc(sizeof(struct lf_node));
 	if (!probe)
