@@ -487,15 +487,22 @@ static void *lock_waiter_main(void *arg)
 	return NULL;
 }
 
+/* The monotonic clock, in nanoseconds. */
+static long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
 /* Busy for @ns of wall time: the holder keeps its CPU, as a writer does. */
 static void busy_for_ns(long ns)
 {
-	struct timespec start, now;
+	long start = now_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < ns);
+	while (now_ns() - start < ns)
+		;
 }
 
 /*
@@ -675,14 +682,6 @@ static bool thread_in_syscall(pid_t tid, long nr)
 		at = -1;
 	fclose(f);
 	return at == nr;
-}
-
-static long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
 Test(basic, a_sleeper_on_the_lock_is_woken_in_every_order, .timeout = 600)
