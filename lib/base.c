@@ -110,10 +110,7 @@ void rt_lock_not_held(const char *fn)
 
 /*
  * A writer that finds the tree lock taken spins before it sleeps on the
- * lock word.  Writer calls hold the lock for 0.1-1 us, and a sleep costs the
- * sleeper a membarrier and a futex wait, and the holder a futex wake at
- * every unlock while anyone sleeps (doc/performance.md, "Two writers on
- * one tree lock", has the figures).
+ * lock word (RT_LOCK_SPIN_NS, base.h, says for how long and why).
  *
  * The waiter looks at the lock after RT_LOCK_LOOK_NS, then after twice
  * as long each time (up to RT_LOCK_LOOK_MAX_NS), pausing in between: each
@@ -121,13 +118,10 @@ void rt_lock_not_held(const char *fn)
  * CPU, and a holder left alone runs its calls back to back with the tree's
  * lines in its own cache; frequent looks make the lock change hands every
  * few calls (doc/performance.md, "IDR and IDA", has the figures for
- * idr-bench's two-thread churn).  The spin is bounded in time, so
- * that a holder that is preempted, or holds the lock for a long batch
- * (radix_tree_lock()), costs each waiter at most RT_LOCK_SPIN_NS of CPU.
+ * idr-bench's two-thread churn).
  */
 #define RT_LOCK_LOOK_NS 1000L
 #define RT_LOCK_LOOK_MAX_NS 16000L
-#define RT_LOCK_SPIN_NS 50000L
 
 static long rt_now_ns(void)
 {

@@ -506,15 +506,15 @@ static void busy_for_ns(long ns)
 }
 
 /*
- * A writer that finds the tree lock taken spins for up to 50 us, then
- * sleeps on the lock word.  The holder keeps the lock for no time once the
- * waiter is about to call (it spins, or has not even reached the lock),
- * then for 200 us (it spins, then sleeps): either way its insert happens
- * only after the unlock, and then succeeds.
+ * A writer that finds the tree lock taken spins for up to RT_LOCK_SPIN_NS,
+ * then sleeps on the lock word.  The holder keeps the lock for no time once
+ * the waiter is about to call (it spins, or has not even reached the lock),
+ * then for twice the spin (it spins, then sleeps): either way its insert
+ * happens only after the unlock, and then succeeds.
  */
 Test(basic, a_writer_waits_for_the_lock_by_spinning_then_sleeping)
 {
-	static const long hold_ns[] = { 0, 200000 };
+	static const long hold_ns[] = { 0, 2 * RT_LOCK_SPIN_NS };
 
 	for (unsigned int i = 0; i < sizeof(hold_ns) / sizeof(hold_ns[0]); i++) {
 		struct lock_waiter w = { .item = titem_new(2) };

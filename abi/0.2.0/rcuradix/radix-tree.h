@@ -24,7 +24,7 @@
  *                  called while the calling thread already holds that mutex
  *                  through radix_tree_lock(): the mutex is recursive for its
  *                  owner, so there is no self-deadlock.  A writer that finds
- *                  the mutex held by another thread spins for up to 50 us,
+ *                  the mutex held by another thread spins for up to 200 us,
  *                  then sleeps on it.  A writer never waits for a grace
  *                  period and never blocks readers.  Writers free nodes
  *                  with the flavor's call_rcu(), so a writer thread must
