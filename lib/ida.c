@@ -63,9 +63,10 @@ static void rt_ida_bit_set(struct rt_ida_bitmap *bitmap, unsigned int bit)
 	bitmap->words[bit / RT_BITS_PER_LONG] |= 1UL << (bit % RT_BITS_PER_LONG);
 }
 
-/* A new bitmap at free key @key, with only @bit set: 0 or -ENOMEM. */
+/* A new bitmap at free key @key (@path: the path to it), with only @bit
+ * set: 0 or -ENOMEM. */
 static int rt_ida_bitmap_insert(struct radix_tree_root *root, unsigned long key,
-				unsigned int bit, gfp_t gfp)
+				const struct rt_path *path, unsigned int bit, gfp_t gfp)
 {
 	size_t size = RT_IDA_BITMAP_BYTES;
 	struct rt_ida_bitmap *bitmap = rt_block_get_exact(size, rt_may_alloc(gfp));
@@ -76,7 +77,7 @@ static int rt_ida_bitmap_insert(struct radix_tree_root *root, unsigned long key,
 	memset(bitmap, 0, size);
 	rt_ida_bit_set(bitmap, bit);
 	/* Its other ids are free: the slot stays free. */
-	err = rt_full_insert_locked(root, key, bitmap, true, gfp);
+	err = rt_full_insert_locked(root, key, path, bitmap, true, gfp);
 	if (err) {
 		void *block = bitmap;
 
@@ -101,16 +102,16 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 		struct rt_ida_bitmap *bitmap;
 		unsigned int from, to, bit, open;
 		void **slot;
-		int err = rt_free_find(root, key, last, &key);
+		int err = rt_free_find(root, key, last, &key, &path);
 
 		if (err)
 			return err;
 		from = key == min / RT_IDA_BITS ? (unsigned int)(min % RT_IDA_BITS) : 0;
 		to = key == last ? (unsigned int)(max % RT_IDA_BITS) : RT_IDA_BITS - 1;
-		slot = rt_descend(root, key, &path, NULL);
+		slot = path.end == RT_END_SLOT ? rt_step_slot(rt_path_leaf(&path)) : NULL;
 		bitmap = slot ? rt_entry_locked(root, *slot) : NULL;
 		if (!bitmap) {
-			err = rt_ida_bitmap_insert(root, key, from, gfp);
+			err = rt_ida_bitmap_insert(root, key, &path, from, gfp);
 			return err ? err : (int)(key * RT_IDA_BITS + from);
 		}
 		open = rt_ida_open_words(bitmap);

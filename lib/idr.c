@@ -79,14 +79,16 @@ static int rt_idr_alloc_locked(struct idr *idr, void *ptr, unsigned long min, un
 			       gfp_t gfp, unsigned long *id)
 {
 	unsigned long base = idr->idr_rt.base, key;
+	struct rt_path path;
 	int err;
 
 	if (min < base)
 		min = base;
-	err = rt_free_find(&idr->idr_rt, min - base, max - base, &key);
+	err = rt_free_find(&idr->idr_rt, min - base, max - base, &key, &path);
 	if (err)
 		return err;
-	err = rt_full_insert_locked(&idr->idr_rt, key, ptr ? ptr : RT_IDR_RESERVED, false, gfp);
+	err = rt_full_insert_locked(&idr->idr_rt, key, &path, ptr ? ptr : RT_IDR_RESERVED, false,
+				    gfp);
 	if (err)
 		return err;
 	*id = key + base;

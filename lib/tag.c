@@ -263,18 +263,27 @@ static unsigned long rt_slots_from(unsigned int offset, bool up)
  * starts again from the key next to that child's range, where every slot
  * qualifies, so it starts again at most once per level.  Keys beyond the
  * top node's range are free.
+ *
+ * A writer may pass @path (tree lock held, @up): it gets the path to the
+ * key found, as rt_descend() would record it, so that the caller does not
+ * go down a second time.  Each start again records it afresh.
  */
 static inline __attribute__((always_inline)) bool
 rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, bool up, bool locked,
-		    unsigned long *found)
+		    unsigned long *found, struct rt_path *path)
 {
 	unsigned long index = start;
 
 	rt_assert(rt_root_idr(root) && (!locked || rt_lock_held(root)));
+	rt_assert(!path || (locked && up));
 	for (;;) {
 		void *entry = rt_free_load(root, locked, root->rnode);
 		unsigned int level = entry ? rt_entry_level(entry) : 0;
 
+		if (path) {
+			path->depth = 0;
+			path->end = entry ? RT_END_ABOVE : RT_END_EMPTY;
+		}
 		if (!entry || index > rt_level_maxindex(level))
 			break;
 		if (!((rt_free_bits(root, locked, root->tags) >> RT_IDR_FREE) & 1UL)) {
@@ -305,6 +314,15 @@ rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, boo
 				if (!up && level)
 					index |= rt_level_maxindex(level - 1);
 			}
+			if (path) {
+				/* A leaf's slot, or an empty slot above the
+				 * leaves: rt_descend()'s two ends inside the
+				 * top's range, in an IDR tree of full nodes. */
+				path->step[path->depth++] = (struct rt_path_step){
+					entry, index & ~rt_level_maxindex(level), (int)pick
+				};
+				path->end = level ? RT_END_EMPTY : RT_END_SLOT;
+			}
 			entry = level ? rt_free_load(root, locked, node->slots[pick]) : NULL;
 			if (!entry) {
 				*found = index;
@@ -319,17 +337,42 @@ rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, boo
 bool rt_free_scan(const struct radix_tree_root *root, unsigned long start, bool up, bool locked,
 		  unsigned long *found)
 {
-	return rt_free_scan_inline(root, start, up, locked, found);
+	return rt_free_scan_inline(root, start, up, locked, found, NULL);
 }
+
+#ifdef RT_DEBUG
+static bool rt_path_same(const struct rt_path *a, const struct rt_path *b)
+{
+	unsigned int d;
+
+	if (a->depth != b->depth || a->end != b->end)
+		return false;
+	for (d = 0; d < a->depth; d++)
+		if (a->step[d].entry != b->step[d].entry || a->step[d].base != b->step[d].base ||
+		    a->step[d].pos != b->step[d].pos)
+			return false;
+	return true;
+}
+#endif
 
 /* The writer's upward scan, compiled for its constants: an allocation's
  * every call. */
 int rt_free_find(const struct radix_tree_root *root, unsigned long start, unsigned long max,
-		 unsigned long *found)
+		 unsigned long *found, struct rt_path *path)
 {
 	rt_assert_locked(root);
-	if (start > max || !rt_free_scan_inline(root, start, true, true, found) || *found > max)
+	if (start > max || !rt_free_scan_inline(root, start, true, true, found, path) ||
+	    *found > max)
 		return -ENOSPC;
+#ifdef RT_DEBUG
+	{
+		struct rt_path check;
+
+		/* The one descent and this record of it agree. */
+		rt_descend(root, *found, &check, NULL);
+		rt_assert(rt_path_same(&check, path));
+	}
+#endif
 	return 0;
 }
 

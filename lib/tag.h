@@ -60,11 +60,12 @@ RT_HIDDEN bool rt_free_scan(const struct radix_tree_root *root, unsigned long st
 
 /*
  * rt_free_find() - the smallest free key of IDR tree @root in [@start,
- * @max], into *@found: O(height), by the free words (internal.h, "IDR
- * trees").  Tree lock held.  Returns 0, or -ENOSPC if every key of the
- * range holds an entry.
+ * @max], into *@found, and into *@path the path to it as rt_descend()
+ * records it: O(height), by the free words (internal.h, "IDR trees"), in
+ * one descent.  Tree lock held.  Returns 0, or -ENOSPC if every key of the
+ * range holds an entry (*@path then says nothing).
  */
 RT_HIDDEN int rt_free_find(const struct radix_tree_root *root, unsigned long start,
-			   unsigned long max, unsigned long *found);
+			   unsigned long max, unsigned long *found, struct rt_path *path);
 
 #endif /* RCURADIX_TAG_H */

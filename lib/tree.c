@@ -1766,27 +1766,25 @@ static void *rt_full_chain_build(void **mem, unsigned int *nr, unsigned int leve
 	return entry;
 }
 
-int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index, void *item,
-			  bool item_free, gfp_t gfp)
+int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
+			  const struct rt_path *path, void *item, bool item_free, gfp_t gfp)
 {
-	struct rt_path path;
-	void **slot = rt_descend(root, index, &path, NULL);
-	struct rt_path_step *leaf = path.depth ? rt_path_leaf(&path) : NULL;
+	const struct rt_path_step *leaf = path->depth ? &path->step[path->depth - 1] : NULL;
 	void *mem[RT_IDR_MAX_NODES], *top = rt_entry_locked(root, root->rnode), *entry;
 	size_t sizes[RT_IDR_MAX_NODES];
 	unsigned int i, nr, level, top_level = top ? rt_entry_level(top) : 0;
 
 	rt_assert_locked(root);
 	rt_assert(rt_root_idr(root) && index <= RT_IDR_MAX_KEY);
-	switch (path.end) {
+	switch (path->end) {
 	case RT_END_SLOT:
-		if (rt_entry_locked(root, *slot))
+		if (rt_entry_locked(root, *rt_step_slot(leaf)))
 			return -EEXIST;
 		/* The item is all there is to publish; then its slot is no
 		 * longer free, nor, if it was the last, the leaf. */
 		rt_slot_set(root, rt_entry_node(leaf->entry), (unsigned int)leaf->pos, item);
 		if (!item_free)
-			rt_tag_clear_path(root, &path, RT_IDR_FREE, 1UL << leaf->pos);
+			rt_tag_clear_path(root, path, RT_IDR_FREE, 1UL << leaf->pos);
 		rt_items_add(root, 1);
 		return 0;
 	case RT_END_EMPTY:
@@ -1811,7 +1809,7 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index, voi
 		return -ENOMEM;
 	root->nr_nodes += nr;
 	rt_items_add(root, 1);
-	if (path.end == RT_END_ABOVE) {
+	if (path->end == RT_END_ABOVE) {
 		bool top_free = (rt_bits_locked(root, root->tags) >> RT_IDR_FREE) & 1UL;
 		void *chain = rt_full_chain_build(mem, &nr, level - 1, index, item, item_free);
 		struct rt_node *node;

@@ -14,14 +14,16 @@
  * rt_full_insert_locked() - insert @item (or RT_IDR_RESERVED) at free key
  * @index (at most RT_IDR_MAX_KEY) of IDR tree @root, keeping the free
  * words: its slot stays free if @item_free (an IDA bitmap with clear
- * bits), else it is taken.  The nodes it needs are full nodes, built
- * privately and published with one store.  @gfp: whether it may allocate,
- * else it takes the thread's reserve (idr_preload()).  Tree lock held.
- * Returns 0, -EEXIST (the key holds an entry) or -ENOMEM; on error the
- * tree is unchanged.
+ * bits), else it is taken.  @path: the path to @index, as rt_descend()
+ * records it (rt_free_find() gives it), with no change to the tree since.
+ * The nodes it needs are full nodes, built privately and published with
+ * one store.  @gfp: whether it may allocate, else it takes the thread's
+ * reserve (idr_preload()).  Tree lock held.  Returns 0, -EEXIST (the key
+ * holds an entry) or -ENOMEM; on error the tree is unchanged.
  */
 RT_HIDDEN int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
-				    void *item, bool item_free, gfp_t gfp);
+				    const struct rt_path *path, void *item, bool item_free,
+				    gfp_t gfp);
 
 /*
  * rt_delete_locked() - delete the entry at @index, as radix_tree_delete()
