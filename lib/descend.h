@@ -738,4 +738,22 @@ rt_descend(const struct radix_tree_root *root, unsigned long index, struct rt_pa
 	return rt_descend_at(root, index, path, item, NULL);
 }
 
+/* Is @path what rt_descend() records for @index now?  For the asserts of
+ * code that takes a path recorded elsewhere (rt_free_find()). */
+static inline bool rt_path_is_current(const struct radix_tree_root *root, unsigned long index,
+				      const struct rt_path *path)
+{
+	struct rt_path now;
+	unsigned int d;
+
+	rt_descend(root, index, &now, NULL);
+	if (now.depth != path->depth || now.end != path->end)
+		return false;
+	for (d = 0; d < now.depth; d++)
+		if (now.step[d].entry != path->step[d].entry ||
+		    now.step[d].base != path->step[d].base || now.step[d].pos != path->step[d].pos)
+			return false;
+	return true;
+}
+
 #endif /* RCURADIX_DESCEND_H */

@@ -340,39 +340,18 @@ bool rt_free_scan(const struct radix_tree_root *root, unsigned long start, bool 
 	return rt_free_scan_inline(root, start, up, locked, found, NULL);
 }
 
-#ifdef RT_DEBUG
-static bool rt_path_same(const struct rt_path *a, const struct rt_path *b)
-{
-	unsigned int d;
-
-	if (a->depth != b->depth || a->end != b->end)
-		return false;
-	for (d = 0; d < a->depth; d++)
-		if (a->step[d].entry != b->step[d].entry || a->step[d].base != b->step[d].base ||
-		    a->step[d].pos != b->step[d].pos)
-			return false;
-	return true;
-}
-#endif
-
 /* The writer's upward scan, compiled for its constants: an allocation's
  * every call. */
 int rt_free_find(const struct radix_tree_root *root, unsigned long start, unsigned long max,
 		 unsigned long *found, struct rt_path *path)
 {
 	rt_assert_locked(root);
+	rt_assert(path);
 	if (start > max || !rt_free_scan_inline(root, start, true, true, found, path) ||
 	    *found > max)
 		return -ENOSPC;
-#ifdef RT_DEBUG
-	{
-		struct rt_path check;
-
-		/* The one descent and this record of it agree. */
-		rt_descend(root, *found, &check, NULL);
-		rt_assert(rt_path_same(&check, path));
-	}
-#endif
+	/* The one descent and this record of it agree. */
+	rt_assert(rt_path_is_current(root, *found, path));
 	return 0;
 }
 

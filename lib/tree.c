@@ -1776,6 +1776,7 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
 
 	rt_assert_locked(root);
 	rt_assert(rt_root_idr(root) && index <= RT_IDR_MAX_KEY);
+	rt_assert(rt_path_is_current(root, index, path));
 	switch (path->end) {
 	case RT_END_SLOT:
 		if (rt_entry_locked(root, *rt_step_slot(leaf)))
