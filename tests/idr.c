@@ -1895,9 +1895,10 @@ static void trim(struct idr *r, struct idm *m, unsigned long limit)
 
 /* @ops random calls in batches, each followed by compare(); one in
  * @failing_every successful allocations made under do_req_failing().
- * After one batch in four, the ids above a small bound are removed, and
- * often every id below it taken: the tree shrinks, and grows again over a
- * top with no free id. */
+ * After the first batch and one in four of the others, the ids above a
+ * small bound are removed, and often (after the first, always) every id
+ * below it taken: the tree shrinks, and grows again over a top with no
+ * free id. */
 static void differential(unsigned long base, unsigned int batches, unsigned int ops,
 			 unsigned int failing_every, const char *what)
 {
@@ -1929,15 +1930,17 @@ static void differential(unsigned long base, unsigned int batches, unsigned int 
 			}
 		}
 		compare(&idr, &dm);
-		if (t_rand_below(&rng, 4) == 0) {
+		/* The first batch always, so that every run meets a range
+		 * with every id taken (the -ENOSPC asserted at the end). */
+		if (b == 0 || t_rand_below(&rng, 4) == 0) {
 			unsigned long span = RT_MAP_SIZE;
 
-			for (unsigned long l = t_rand_below(&rng, 3); l > 0; l--)
+			for (unsigned long l = b == 0 ? 0 : t_rand_below(&rng, 3); l > 0; l--)
 				span *= RT_MAP_SIZE;
 			trim(&idr, &dm, base + span);
 			compare(&idr, &dm);
 			/* Often with every id left taken, then an id far above. */
-			if (span <= 4096 && t_rand_below(&rng, 2)) {
+			if (span <= 4096 && (b == 0 || t_rand_below(&rng, 2))) {
 				struct req q = { .kind = K_ALLOC, .end = (int)(base + span),
 						 .gfp = GFP_KERNEL };
 
