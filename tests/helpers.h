@@ -108,7 +108,9 @@ extern const unsigned int t_nr_special_keys;
 struct t_rng {
 	uint64_t s;
 };
-/* Seed from $RCURADIX_SEED if set, else from the clock; printed to stderr. */
+/* Seed from $RCURADIX_SEED if set, else from the run's base seed
+ * ($RCURADIX_SEED_BASE, picked from the clock and printed to stdout when
+ * not given) and @what; printed to stderr. */
 void t_rng_init(struct t_rng *rng, const char *what);
 uint64_t t_rand(struct t_rng *rng);
 /* Uniform in [0, n). */
