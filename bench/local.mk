@@ -21,6 +21,8 @@
 #   bench/walk-probe       instructions per item of a walk, under callgrind.
 #   bench/lookup-ab        lookups of two builds of librcuradix, side by side
 #                          in one process (small differences on a noisy machine).
+#   bench/lock-probe       the price of a futex wake and a membarrier here, and
+#                          the lock waits of two threads churning one IDR.
 #   bench/idr-bench        the IDR and IDA against a mutex with a free list or a
 #                          bitmap next to cds_lfht (`make bench-idr`; needs no
 #                          Judy); tests/idr-bench-smoke.sh keeps it from rotting.
@@ -180,6 +182,16 @@ bench_lookup_ab_LDFLAGS = -no-install
 TESTS += tests/lookup-ab-smoke.sh
 endif
 EXTRA_DIST += tests/lookup-ab-smoke.sh
+
+# What a writer that finds the tree lock taken pays: a futex wake, a
+# membarrier, and the waits of two threads churning one IDR
+# (doc/performance.md, "How long a waiter spins").
+noinst_PROGRAMS += bench/lock-probe
+bench_lock_probe_SOURCES = bench/lock-probe.c bench/bench.h bench/util.c bench/keys.c
+bench_lock_probe_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_lock_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS) -ldl -lm
+TESTS += tests/lock-probe-smoke.sh
+EXTRA_DIST += tests/lock-probe-smoke.sh
 
 # Instruction counts per operation under callgrind (doc/performance.md).
 noinst_PROGRAMS += bench/cg-probe

@@ -160,15 +160,15 @@ static inline bool rt_lock_try(struct radix_tree_root *root)
  * Writer calls hold the lock for 0.1-1 us.  A sleep costs the sleeper a
  * membarrier and a futex wait, the holder a futex wake at every unlock
  * while anyone sleeps, and the sleeper the time the kernel takes to run it
- * again: measured on a 2-CPU virtual machine, 19 us for a wake and 45 us
- * from the wake to the sleeper running, when the sleeper's CPU had gone
- * idle.  A spin shorter than that loses more than it saves: with 50 us, 6%
- * of the waits of two threads allocating ids ended in a sleep, the lock
- * changed hands almost twice as often, and a pair took 15-20% longer than
- * with 200 us (doc/performance.md, "How long a waiter spins").  The spin
- * is bounded in time, so that a holder that is preempted, or holds the
- * lock for a long batch (radix_tree_lock()), costs each waiter at most
- * this much CPU.
+ * again: measured on a 2-CPU virtual machine (bench/lock-probe), 15-20 us
+ * for a wake and 35-55 us from the wake to the sleeper running, when the
+ * sleeper's CPU had gone idle: 50-75 us a sleep.  With a 50 us spin, 4-6%
+ * of the waits of two threads allocating ids outlasted it, the lock
+ * changed hands 1.5-2 times as often, and a pair took 10-40% longer than
+ * with 200 us; 100 us was still slower, and 400 us or more gained nothing
+ * (doc/performance.md, "How long a waiter spins").  The spin is bounded in
+ * time, so that a holder that is preempted, or holds the lock for a long
+ * batch (radix_tree_lock()), costs each waiter at most this much CPU.
  */
 #define RT_LOCK_SPIN_NS 200000L
 
