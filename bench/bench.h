@@ -15,6 +15,7 @@
 
 #define _LGPL_SOURCE 1 /* inline read_lock/unlock: what an application gets */
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -211,6 +212,10 @@ static inline uint64_t mix64(uint64_t x)
 
 /* Pin the calling thread to @cpu (modulo the CPUs online). */
 void pin_to_cpu(int cpu);
+/* A measuring thread's start: @r seeded with @seed, the thread pinned to
+ * @cpu and registered with urcu-memb, then waiting at @start for the
+ * others. */
+void bench_thread_start(struct rng *r, uint64_t seed, int cpu, pthread_barrier_t *start);
 int cpus_online(void);
 /* The header's first lines: "@prog: rcuradix <version>", then the date, the
  * machine, the kernel, transparent huge pages and the load. */

@@ -1151,10 +1151,7 @@ static void *churner_main(void *arg)
 	struct rng r;
 	size_t i;
 
-	rng_seed(&r, ch->seed);
-	pin_to_cpu(ch->cpu);
-	urcu_memb_register_thread();
-	pthread_barrier_wait(ch->start);
+	bench_thread_start(&r, ch->seed, ch->cpu, ch->start);
 	ch->wall0 = now_ns();
 	ch->cpu_ns = thread_cpu_ns();
 	for (i = 0; i < ch->pairs; i++) {

@@ -10,6 +10,7 @@
 
 #include <rcuradix/radix-tree.h>
 #include <rcuradix/version.h>
+#include <urcu/urcu-memb.h>
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -140,6 +141,14 @@ void pin_to_cpu(int cpu)
 	CPU_SET(cpu % cpus_online(), &set);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
 		fprintf(stderr, "rcuradix-bench: could not pin a thread to CPU %d\n", cpu);
+}
+
+void bench_thread_start(struct rng *r, uint64_t seed, int cpu, pthread_barrier_t *start)
+{
+	rng_seed(r, seed);
+	pin_to_cpu(cpu);
+	urcu_memb_register_thread();
+	pthread_barrier_wait(start);
 }
 
 /*
