@@ -1118,7 +1118,7 @@ static void cw_run(const char *what, bool tagged)
 
 	t_rng_init(&cw_rng, what);
 	memset(&cw_n, 0, sizeof(cw_n));
-	for (round = 0; round < CW_MAX_ROUNDS && (round == 0 || !cw_all_seen(tagged)); round++) {
+	for (round = 0; round < CW_MAX_ROUNDS && !cw_all_seen(tagged); round++) {
 		for (size_t b = 0; b < sizeof(cw_bases) / sizeof(cw_bases[0]); b++) {
 			cw_fill(cw_bases[b]);
 			for (unsigned int w = 0; w < 60; w++) {
