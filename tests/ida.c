@@ -18,7 +18,12 @@
  * last 4,096 below INT_MAX) with random ranges and frees: every answer is
  * the model's, and after each batch every bitmap of the tree is the
  * model's, word for word, and radix_tree_verify() (which checks the free
- * bits against each bitmap's fullness) passes.
+ * bits against each bitmap's fullness) passes; radix_tree_next_hole() and
+ * prev_hole() on the IDA's tree give the model's holes (a key is present
+ * while its bitmap holds an id, whatever its free bit says).
+ *
+ * Threads allocating and freeing at once never get the same id, and leave
+ * the bitmaps their ids say.
  *
  * Allocation failure: each allocation of a call made to fail in turn
  * (bitmap, then each node) gives -ENOMEM and leaves the IDA and the
@@ -817,6 +822,144 @@ Test(ida, ida_destroy_frees_everything_and_the_ida_is_reusable)
 	finish(&ida);
 }
 
+/* ---- several threads on one IDA ---------------------------------------- */
+
+/*
+ * Threads allocate and free ids of one IDA at once, below a maximum that
+ * allows three bitmaps, more than they ever hold together.  Each id a
+ * thread gets is marked in a shared bitmap of owned ids, with an
+ * atomic test-and-set that must find it clear: an id handed out twice at
+ * once fails there.  A thread unmarks an id before it frees it.  After
+ * the join, the IDA's bitmaps must be exactly the marks.
+ */
+#define MT_THREADS 3
+#define MT_WINDOW (3 * IDS_PER_BITMAP)
+#define MT_HELD 1000  /* each; MT_THREADS * MT_HELD < MT_WINDOW */
+
+static unsigned long mt_owned[MT_WINDOW / RT_BITS_PER_LONG];
+static pthread_barrier_t mt_start;  /* so that the threads overlap */
+
+/* Mark id @id owned (@own) or not; false if it already was (was not). */
+static bool mt_mark(int id, bool own)
+{
+	unsigned long bit = 1UL << (id % RT_BITS_PER_LONG), old;
+	unsigned long *word = &mt_owned[id / RT_BITS_PER_LONG];
+
+	/* Atomic: the threads mark words of one array at once. */
+	if (own)
+		old = __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+	else
+		old = __atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
+	return ((old & bit) != 0) != own;
+}
+
+struct mt_arg {
+	unsigned int index;
+	unsigned long dup, bad, allocated;
+	unsigned int n;  /* ids held at the end: held[0..n) */
+	int held[MT_HELD];
+};
+
+static void *mt_thread(void *p)
+{
+	struct mt_arg *a = p;
+	char what[32];
+	struct t_rng rng;
+	unsigned int n = 0;
+
+	snprintf(what, sizeof(what), "ida threads, thread %u", a->index);
+	t_rng_init(&rng, what);
+	urcu_memb_register_thread();
+	pthread_barrier_wait(&mt_start);
+	for (unsigned long op = t_scaled(40000); op > 0; op--) {
+		if (n < MT_HELD && (n == 0 || t_rand_below(&rng, 2))) {
+			int id = ida_alloc_max(&ida, MT_WINDOW - 1, GFP_KERNEL);
+
+			if (id < 0 || id >= (int)MT_WINDOW) {
+				a->bad++;
+				continue;
+			}
+			a->dup += !mt_mark(id, true);
+			a->held[n++] = id;
+			a->allocated++;
+		} else {
+			unsigned int i = (unsigned int)t_rand_below(&rng, n);
+			int id = a->held[i];
+
+			a->held[i] = a->held[--n];
+			mt_mark(id, false);
+			ida_free(&ida, (unsigned int)id);
+		}
+	}
+	/* Half the threads keep what they hold, for the check after the
+	 * join. */
+	while (a->index % 2 && n > 0) {
+		mt_mark(a->held[--n], false);
+		ida_free(&ida, (unsigned int)a->held[n]);
+	}
+	a->n = n;
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+/* The IDA's bitmaps are the owned marks, word for word. */
+static void mt_compare(void)
+{
+	struct ida_dump d = { 0, 0, NULL, NULL };
+
+	dump_take(&ida, &d);
+	for (size_t i = 0; i < d.n; i++) {
+		cr_assert_lt(d.keys[i], MT_WINDOW / IDS_PER_BITMAP, "a bitmap past the window");
+		for (unsigned int j = 0; j < RT_IDA_WORDS; j++)
+			cr_assert_eq(d.maps[i].words[j],
+				     mt_owned[d.keys[i] * RT_IDA_WORDS + j],
+				     "ids %lu..: word %u is %#lx, the marks' %#lx",
+				     d.keys[i] * IDS_PER_BITMAP, j, d.maps[i].words[j],
+				     mt_owned[d.keys[i] * RT_IDA_WORDS + j]);
+	}
+	for (size_t w = 0; w < MT_WINDOW / RT_BITS_PER_LONG; w++) {
+		bool in_tree = false;
+
+		for (size_t i = 0; i < d.n; i++)
+			in_tree |= d.keys[i] == w / RT_IDA_WORDS;
+		cr_assert(in_tree || !mt_owned[w], "ids %zu.. owned, with no bitmap",
+			  w * RT_BITS_PER_LONG);
+	}
+	dump_free(&d);
+}
+
+Test(ida, threads_allocating_and_freeing_at_once_never_share_an_id, .timeout = 120)
+{
+	static struct mt_arg args[MT_THREADS];
+	pthread_t threads[MT_THREADS];
+	unsigned long allocated = 0;
+
+	memset(mt_owned, 0, sizeof(mt_owned));
+	cr_assert_eq(pthread_barrier_init(&mt_start, NULL, MT_THREADS), 0);
+	for (unsigned int t = 0; t < MT_THREADS; t++) {
+		memset(&args[t], 0, sizeof(args[t]));
+		args[t].index = t;
+		cr_assert_eq(pthread_create(&threads[t], NULL, mt_thread, &args[t]), 0);
+	}
+	for (unsigned int t = 0; t < MT_THREADS; t++) {
+		cr_assert_eq(pthread_join(threads[t], NULL), 0);
+		cr_assert_eq(args[t].dup, 0, "thread %u got %lu ids another thread held", t,
+			     args[t].dup);
+		cr_assert_eq(args[t].bad, 0, "thread %u got %lu ids outside the window", t,
+			     args[t].bad);
+		allocated += args[t].allocated;
+	}
+	pthread_barrier_destroy(&mt_start);
+	cr_assert_gt(allocated, MT_WINDOW, "ids were freed and handed out again");
+	verify(&ida);
+	mt_compare();
+	cr_assert_gt(args[0].n, 0, "a thread that keeps its ids holds some");
+	for (unsigned int t = 0; t < MT_THREADS; t++)
+		for (unsigned int i = 0; i < args[t].n; i++)
+			ida_free(&ida, (unsigned int)args[t].held[i]);
+	finish(&ida);
+}
+
 /* ---- differential test ------------------------------------------------ */
 
 /* The model: every id below MODEL_LOW, and the MODEL_HIGH_IDS ids up to
@@ -901,6 +1044,62 @@ static long model_lowest(struct ida_model *m, unsigned int min, unsigned int max
 	return -1;
 }
 
+/* Does the model hold an id of bitmap key @key (a key of the IDA's tree)? */
+static bool model_key_present(struct ida_model *m, unsigned long key)
+{
+	unsigned int bit;
+	unsigned long *w;
+
+	if (key > (unsigned long)INT_MAX / IDS_PER_BITMAP)
+		return false;
+	w = model_words(m, (unsigned int)(key * IDS_PER_BITMAP), &bit);
+	for (unsigned int j = 0; w && j < RT_IDA_WORDS; j++)
+		if (w[bit / MODEL_WORD_BITS + j])
+			return true;
+	return false;
+}
+
+/* The kernel's radix_tree_next_hole() (@up) or prev_hole(): key by key. */
+static unsigned long model_key_hole(struct ida_model *m, unsigned long key,
+				    unsigned long max_scan, bool up)
+{
+	for (unsigned long i = 0; i < max_scan && model_key_present(m, key); i++) {
+		key = up ? key + 1 : key - 1;
+		if (key == (up ? 0 : ULONG_MAX))
+			break;
+	}
+	return key;
+}
+
+/* The holes of the IDA's tree, whose free words name the bitmaps with a
+ * clear bit (present keys, for a hole search): both from every key of
+ * the windows and just past them, with short and unbounded scans. */
+static void model_compare_holes(struct ida_model *m)
+{
+	static const unsigned long scans[] = { 0, 1, 2, 3, 63, 64, 65, ULONG_MAX };
+	const unsigned long high = MODEL_HIGH_BASE / IDS_PER_BITMAP;
+	const unsigned long keys = MODEL_HIGH_IDS / IDS_PER_BITMAP;
+
+	for (unsigned long k = 0; k <= MODEL_LOW / IDS_PER_BITMAP + keys + 2; k++) {
+		/* The low window and past it, then the high window's keys
+		 * and past them. */
+		unsigned long key = k <= MODEL_LOW / IDS_PER_BITMAP ? k
+				    : high - 1 + (k - MODEL_LOW / IDS_PER_BITMAP - 1);
+
+		for (unsigned int s = 0; s < sizeof(scans) / sizeof(scans[0]); s++) {
+			unsigned long want = model_key_hole(m, key, scans[s], true);
+			unsigned long got = radix_tree_next_hole(&ida.ida_rt, key, scans[s]);
+
+			cr_assert_eq(got, want, "next_hole(key %lu, %lu) = %lu, the model's %lu",
+				     key, scans[s], got, want);
+			want = model_key_hole(m, key, scans[s], false);
+			got = radix_tree_prev_hole(&ida.ida_rt, key, scans[s]);
+			cr_assert_eq(got, want, "prev_hole(key %lu, %lu) = %lu, the model's %lu",
+				     key, scans[s], got, want);
+		}
+	}
+}
+
 /* Every bitmap of the tree is the model's, word for word, and every
  * non-empty stretch of the model is a bitmap of the tree. */
 static unsigned long full_bitmaps_seen;
@@ -942,6 +1141,7 @@ static void model_compare(struct ida_model *m)
 	cr_assert_eq(d.n, nonempty, "%zu bitmaps in the tree, %lu non-empty in the model", d.n,
 		     nonempty);
 	cr_assert_eq(ida_is_empty(&ida), m->n == 0);
+	model_compare_holes(m);
 	dump_free(&d);
 }
 

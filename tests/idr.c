@@ -8,7 +8,8 @@
  * tree; a differential test against a model (a dense array of the low ids
  * and a sorted set of the high ones) with random allocations, removals,
  * replacements and cyclic allocations, the IDR compared whole after every
- * batch; allocation failures injected at every node an allocation takes,
+ * batch, its tree's holes (radix_tree_next_hole() and prev_hole(), which
+ * follow the free words) included; allocation failures injected at every node an allocation takes,
  * at several tree shapes, each leaving the IDR unchanged; the preload
  * promise in the worst case (a top over one leaf, an id needing a new top
  * and two chains); and RCU readers, urcu-memb and urcu-qsbr, finding ids
@@ -1485,6 +1486,118 @@ static int compare_each(int id, void *p, void *data)
  * idr_get_next() and idr_for_each(); idr_is_empty().  As a reader holding
  * the lock.
  */
+/* ---- holes against the model ------------------------------------------------------ */
+
+/*
+ * The model's tree keys (id - base), ascending, each with the first and
+ * the last key of the run of consecutive keys it lies in: the kernel's
+ * key-by-key radix_tree_next_hole()/prev_hole() in O(log n).
+ */
+struct runs {
+	unsigned long *key, *first, *last;
+	size_t n;
+};
+
+static void runs_build(struct runs *r, const struct idm *m)
+{
+	unsigned long id;
+	void *item;
+	size_t i;
+
+	r->n = 0;
+	r->key = calloc(m->n + 1, sizeof(*r->key));
+	r->first = calloc(m->n + 1, sizeof(*r->first));
+	r->last = calloc(m->n + 1, sizeof(*r->last));
+	cr_assert(r->key && r->first && r->last);
+	for (bool more = m_next(m, 0, false, &id, &item); more;
+	     more = id < ULONG_MAX && m_next(m, id + 1, false, &id, &item))
+		r->key[r->n++] = id - m->base;
+	cr_assert_eq(r->n, m->n);
+	for (i = 0; i < r->n; i++)
+		r->first[i] = i && r->key[i - 1] + 1 == r->key[i] ? r->first[i - 1] : r->key[i];
+	for (i = r->n; i-- > 0;)
+		r->last[i] = i + 1 < r->n && r->key[i] + 1 == r->key[i + 1] ? r->last[i + 1]
+									: r->key[i];
+}
+
+static void runs_free(struct runs *r)
+{
+	free(r->key);
+	free(r->first);
+	free(r->last);
+}
+
+/* radix_tree_next_hole() (@up) or prev_hole() from tree key @k, by the
+ * runs: the keys looked at are all present, or the run ends first. */
+static unsigned long runs_hole(const struct runs *r, unsigned long k, unsigned long max_scan,
+			       bool up)
+{
+	size_t lo = 0, hi = r->n;
+	unsigned long len = 0;
+	bool has;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->key[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	has = lo < r->n && r->key[lo] == k;
+	if (has)
+		len = up ? r->last[lo] - k + 1 : k - r->first[lo] + 1;
+	if (len >= max_scan)
+		return up ? k + max_scan : k - max_scan;
+	return up ? (has ? r->last[lo] + 1 : k) : (has ? r->first[lo] - 1 : k);
+}
+
+/* Both holes from tree key @k, with scans short of, at and past the run
+ * that holds @k, and the fixed ones. */
+static void compare_holes_at(struct idr *r, const struct runs *runs, unsigned long k)
+{
+	static const unsigned long fixed[] = { 0, 1, 2, 63, 64, 65, 4097, ULONG_MAX };
+	unsigned long len[2] = { runs_hole(runs, k, ULONG_MAX, true) - k,
+				 k - runs_hole(runs, k, ULONG_MAX, false) };
+
+	const unsigned int nr_fixed = sizeof(fixed) / sizeof(fixed[0]);
+
+	for (unsigned int s = 0; s < nr_fixed + 3; s++) {
+		for (int up = 0; up < 2; up++) {
+			/* Then one short of the run, its length, one past. */
+			unsigned long scan = s < nr_fixed ? fixed[s] : len[up] + (s - nr_fixed) - 1;
+			unsigned long want = runs_hole(runs, k, scan, up);
+			unsigned long got = up ? radix_tree_next_hole(&r->idr_rt, k, scan)
+					       : radix_tree_prev_hole(&r->idr_rt, k, scan);
+
+			cr_assert_eq(got, want, "%s_hole(key %#lx, %lu) = %#lx, the model's %#lx",
+				     up ? "next" : "prev", k, scan, got, want);
+		}
+	}
+}
+
+/* The holes of the IDR's tree, which its free words lead to, from about
+ * 40 places: keys taken, next to them and at the ends of their runs. */
+static void compare_holes(struct idr *r, const struct idm *m)
+{
+	static const unsigned long ends[] = { 0, 1, 4095, 4096, INT_MAX, UINT_MAX, ULONG_MAX };
+	struct runs runs;
+	size_t step;
+
+	runs_build(&runs, m);
+	for (unsigned int e = 0; e < sizeof(ends) / sizeof(ends[0]); e++)
+		compare_holes_at(r, &runs, ends[e]);
+	step = runs.n / 40 + 1;
+	for (size_t i = 0; i < runs.n; i += step) {
+		compare_holes_at(r, &runs, runs.key[i]);
+		compare_holes_at(r, &runs, runs.key[i] + 1);
+		compare_holes_at(r, &runs, runs.key[i] - 1);
+		compare_holes_at(r, &runs, runs.first[i]);
+		compare_holes_at(r, &runs, runs.last[i] + 1);
+	}
+	runs_free(&runs);
+}
+
 static void compare(struct idr *r, const struct idm *m)
 {
 	struct radix_tree_iter iter;
@@ -1562,6 +1675,7 @@ static void compare(struct idr *r, const struct idm *m)
 	cr_assert_eq(idr_for_each(r, compare_each, &w), 0);
 	cr_assert_eq(w.calls, ints);
 	cr_assert_eq(idr_is_empty(r), m->n == 0);
+	compare_holes(r, m);
 	idr_unlock(r);
 }
 
