@@ -32,6 +32,9 @@
 #                          tarball at bench time: no kernel file is in this
 #                          tree); bench/kernel-idr-smoke.sh, when the tarball is
 #                          installed.
+#   bench/hole-bench       hole scans per key passed, next to a walk and JudyL's
+#                          NextEmpty/PrevEmpty; tests/hole-bench-smoke.sh keeps
+#                          it from rotting.
 
 BENCH_CPPFLAGS = -I$(top_builddir)/include -I$(top_srcdir)/include -I$(top_srcdir)/bench $(NODE_ALLOC_CPPFLAGS) \
 	$(URCU_MEMB_CFLAGS) $(URCU_CDS_CFLAGS)
@@ -169,6 +172,20 @@ bench_walk_probe_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
 bench_walk_probe_LDFLAGS = -no-install
 TESTS += tests/walk-probe-smoke.sh
 EXTRA_DIST += tests/walk-probe-smoke.sh
+
+# The cost of a hole scan per key passed, next to a walk and JudyL's
+# NextEmpty/PrevEmpty (doc/performance.md, "Hole scans").
+noinst_PROGRAMS += bench/hole-bench
+bench_hole_bench_SOURCES = bench/hole-bench.c bench/bench.h bench/keys.c
+bench_hole_bench_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_hole_bench_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
+bench_hole_bench_LDFLAGS = -no-install
+if HAVE_JUDY
+bench_hole_bench_CPPFLAGS += -DHAVE_JUDY_H
+bench_hole_bench_LDADD += $(JUDY_LIBS)
+endif
+TESTS += tests/hole-bench-smoke.sh
+EXTRA_DIST += tests/hole-bench-smoke.sh
 
 # Lookups of two builds of the library side by side in one process
 # (doc/performance.md, "Two builds side by side"): it loads them with

@@ -504,6 +504,18 @@ static inline bool rt_prefix_match(unsigned long prefix, unsigned long sfx, cons
 }
 
 /*
+ * The full nodes of a reader's descent that ended in an F leaf, by level:
+ * node[l] is the F node at level l on the key's path, for l in [0, top],
+ * where node[top] is the root's node (@whole) or hangs from a compact
+ * node.  rt_spine_step() goes on from them to the next leaf.
+ */
+struct rt_spine {
+	struct rt_node *node[RT_MAX_LEVELS];
+	unsigned int top;
+	bool whole;
+};
+
+/*
  * rt_descend_from() - the slot for @index, or NULL if the tree has none;
  * *@at (if given) gets the node holding it and the slot's position.
  * Starts at the root, or (a reader) at @entry, a node on @index's path.
@@ -524,11 +536,13 @@ static inline bool rt_prefix_match(unsigned long prefix, unsigned long sfx, cons
  * Context: RCU reader (@path NULL), or tree lock held.
  */
 static inline __attribute__((always_inline)) void **
-rt_descend_from(const struct radix_tree_root *root, unsigned long index, struct rt_path *path,
-		void **item, struct rt_path_step *at, void *entry)
+rt_descend_from_spine(const struct radix_tree_root *root, unsigned long index,
+		      struct rt_path *path, void **item, struct rt_path_step *at, void *entry,
+		      struct rt_spine *spine)
 {
 	unsigned long base = 0;
 	unsigned int level;
+	bool from_root = !entry, chain = false;  /* chain: the last node was F */
 
 	if (entry) {
 		/* A reader's fast path handed over at this node. */
@@ -538,6 +552,8 @@ rt_descend_from(const struct radix_tree_root *root, unsigned long index, struct 
 		goto descend;
 	}
 restart:
+	from_root = true;
+	chain = false;
 	entry = path ? rt_entry_locked(root, root->rnode) : rt_entry_rcu(root->rnode);
 	if (path) {
 		path->depth = 0;
@@ -566,6 +582,15 @@ descend:
 			if (path)
 				path->step[path->depth++] =
 					(struct rt_path_step){ entry, base, (int)offset };
+			if (spine) {
+				if (!chain) {
+					spine->top = level;
+					spine->whole = from_root;
+				}
+				spine->node[level] = node;
+			}
+			chain = true;
+			from_root = false;
 			if (level == 0) {
 				if (path)
 					path->end = RT_END_SLOT;
@@ -589,6 +614,8 @@ descend:
 			rt_assert(rt_entry_level(entry) == level);
 			continue;
 		}
+		chain = false;
+		from_root = false;
 		cnode = rt_entry_cnode(entry);
 		sfx = index & rt_level_maxindex(level);
 		pos = path ? rt_cnode_find_locked(root, cnode, level, sfx, &child)
@@ -627,6 +654,13 @@ descend:
 }
 
 
+static inline __attribute__((always_inline)) void **
+rt_descend_from(const struct radix_tree_root *root, unsigned long index, struct rt_path *path,
+		void **item, struct rt_path_step *at, void *entry)
+{
+	return rt_descend_from_spine(root, index, path, item, at, entry, NULL);
+}
+
 /*
  * rt_descend_full() - a reader's descent through full nodes: the leaf slot
  * for @index, or NULL.  Each level is load, mask, load, with the shift in a
@@ -634,9 +668,11 @@ descend:
  * has RT_ENTRY_FULL set).  On NULL,
  * *@stop is NULL: a miss.  If it meets a compact node, *@stop gets its
  * entry and the caller goes on out of line (rt_descend_rcu_slow()).
+ * @spine, if given, gets the nodes passed, for a slot's return.
  */
 static inline __attribute__((always_inline)) void **
-rt_descend_full(const struct radix_tree_root *root, unsigned long index, void **stop)
+rt_descend_full_spine(const struct radix_tree_root *root, unsigned long index, void **stop,
+		      struct rt_spine *spine)
 {
 	void *entry = rt_entry_rcu(root->rnode);
 	unsigned int shift = rt_shift(rt_entry_level(entry));
@@ -645,6 +681,10 @@ rt_descend_full(const struct radix_tree_root *root, unsigned long index, void **
 	if (index > rt_level_maxindex(rt_entry_level(entry))) {
 		*stop = NULL;
 		return NULL;
+	}
+	if (spine) {
+		spine->top = rt_entry_level(entry);
+		spine->whole = true;
 	}
 	for (;; shift -= RT_MAP_SHIFT) {
 		void **slot;
@@ -655,6 +695,8 @@ rt_descend_full(const struct radix_tree_root *root, unsigned long index, void **
 			*stop = entry;
 			return NULL;
 		}
+		if (spine)
+			spine->node[shift / RT_MAP_SHIFT] = rt_entry_node(entry);
 		slot = &rt_entry_node(entry)->slots[(index >> shift) & RT_MAP_MASK];
 		if (shift == 0)
 			return slot;
@@ -664,10 +706,59 @@ rt_descend_full(const struct radix_tree_root *root, unsigned long index, void **
 	}
 }
 
+static inline __attribute__((always_inline)) void **
+rt_descend_full(const struct radix_tree_root *root, unsigned long index, void **stop)
+{
+	return rt_descend_full_spine(root, index, stop, NULL);
+}
+
+/* How rt_spine_step() ended. */
+enum rt_spine_end {
+	RT_SPINE_LEAF,     /* spine->node[0] is the F leaf of the key */
+	RT_SPINE_ABSENT,   /* the key is absent: an empty slot on the way, or
+			    * beyond the range of the root's node */
+	RT_SPINE_COMPACT,  /* the way meets a compact node, or leaves the
+			    * range of one that node[top] hangs from */
+};
+
+/*
+ * rt_spine_step() - a reader's way from one F leaf to the next: @key, the
+ * first key past the leaf of @prev (the spine's), up or down.  The spine
+ * goes up to the lowest node whose range holds @key, then down its slots
+ * for @key: O(1) a leaf over a walk.  A full node never moves, and is
+ * unlinked only once nothing is left below it, so an empty slot read in
+ * one (unlinked since, maybe) was empty at some moment of the caller's
+ * read-side section: the key was absent then.  A compact node is left to
+ * rt_descend_from(), which knows copies.
+ * Context: RCU reader, after a descent that filled @spine ended in a leaf.
+ */
+static inline enum rt_spine_end rt_spine_step(struct rt_spine *spine, unsigned long key,
+					      unsigned long prev)
+{
+	unsigned int level = 1;
+
+	while (level <= spine->top && (key ^ prev) > rt_level_maxindex(level))
+		level++;
+	if (level > spine->top)  /* past the range of node[top] */
+		return spine->whole ? RT_SPINE_ABSENT : RT_SPINE_COMPACT;
+	for (; level > 0; level--) {
+		void *entry = rt_entry_rcu(spine->node[level]->slots[rt_offset(key, level)]);
+
+		if (!entry)
+			return RT_SPINE_ABSENT;
+		if (rt_entry_compact(entry))
+			return RT_SPINE_COMPACT;
+		rt_assert(rt_entry_level(entry) == level - 1);
+		spine->node[level - 1] = rt_entry_node(entry);
+	}
+	return RT_SPINE_LEAF;
+}
+
 /* The reader's descent once it meets a compact node (out of line: the
  * full-node loop stays short); the second returns the item itself. */
 RT_HIDDEN void **rt_descend_rcu_slow(const struct radix_tree_root *root, unsigned long index,
-				     void **item, struct rt_path_step *at, void *entry);
+				     void **item, struct rt_path_step *at, void *entry,
+				     struct rt_spine *spine);
 RT_HIDDEN void *rt_lookup_rcu_slow(const struct radix_tree_root *root, unsigned long index,
 				   void *entry);
 
@@ -693,7 +784,7 @@ rt_descend_at(const struct radix_tree_root *root, unsigned long index, struct rt
 						     index & ~RT_MAP_MASK, (int)(index & RT_MAP_MASK) };
 		return slot;
 	}
-	return stop ? rt_descend_rcu_slow(root, index, item, at, stop) : NULL;
+	return stop ? rt_descend_rcu_slow(root, index, item, at, stop, NULL) : NULL;
 }
 
 /*

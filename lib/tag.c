@@ -392,19 +392,109 @@ static unsigned int rt_leaf_run(const struct rt_node *node, unsigned int offset,
 	}
 }
 
+/* A hole scan: from @index, @max_scan keys at most, up or down; @key is
+ * the next key to look at, @left how many keys it may still look at. */
+struct rt_hole_scan {
+	unsigned long index, max_scan, key, left;
+	bool up;
+};
+
+/*
+ * The scan goes past @run present keys, and a hole right after them if
+ * @hole.  True when the scan is over, its answer in *@ret: the hole, the
+ * key @max_scan keys away if it comes first, or the key past the end of
+ * the key space.
+ */
+static bool rt_hole_advance(struct rt_hole_scan *s, unsigned long run, bool hole,
+			    unsigned long *ret)
+{
+	if (run >= s->left) {
+		*ret = s->up ? s->index + s->max_scan : s->index - s->max_scan;
+		return true;
+	}
+	s->left -= run;
+	if (s->up ? s->key > ULONG_MAX - run : s->key < run) {
+		*ret = s->up ? 0 : ULONG_MAX;  /* ran off the key space */
+		return true;
+	}
+	s->key = s->up ? s->key + run : s->key - run;
+	*ret = s->key;
+	return hole;
+}
+
+/*
+ * The leaves from the one of spine->node[0] on, while they are full:
+ * each leaf's keys by its bitmap, the next leaf by rt_spine_step().
+ * True when the scan is over (*@ret); false when the next leaf hangs
+ * from a compact node: the caller descends for s->key.
+ */
+static bool rt_hole_leaves(struct rt_hole_scan *s, struct rt_spine *spine, unsigned long *ret)
+{
+	for (;;) {
+		bool hole;
+		unsigned int run = rt_leaf_run(spine->node[0], rt_offset(s->key, 0), s->up, &hole);
+
+		if (rt_hole_advance(s, run, hole, ret))
+			return true;
+		/* The run reached the leaf's end: s->key starts the next. */
+		switch (rt_spine_step(spine, s->key, s->up ? s->key - 1 : s->key + 1)) {
+		case RT_SPINE_ABSENT:
+			return true;
+		case RT_SPINE_COMPACT:
+			return false;
+		case RT_SPINE_LEAF:
+			break;
+		}
+	}
+}
+
+/*
+ * The keys after (@up) or before s->key, an item of the compact node of
+ * @at: one search each in that node, no descent.  True when the scan is
+ * over (*@ret); false when the next key wants a descent: it leaves the
+ * node's range, falls in a child's, or the node was copied meanwhile.  A
+ * miss counts only from a node seen alive after the search, as in
+ * rt_descend_from().
+ */
+static bool rt_hole_cnode(struct rt_hole_scan *s, const struct rt_path_step *at,
+			  unsigned long *ret)
+{
+	struct rt_cnode *node = rt_entry_cnode(at->entry);
+	unsigned int level = rt_entry_level(at->entry);
+
+	for (;;) {
+		void *found = NULL;
+
+		if (rt_hole_advance(s, 1, false, ret))  /* past s->key, present */
+			return true;
+		if ((s->key & ~rt_level_maxindex(level)) != at->base)
+			return false;
+		if (rt_cnode_find(NULL, node, level, s->key & rt_level_maxindex(level), &found) < 0) {
+			if (rt_cnode_dead_rcu(node))
+				return false;
+			return true;  /* *ret: s->key, absent */
+		}
+		if (rt_is_internal(found))
+			return false;
+	}
+}
+
 /*
  * The first absent key at or after (@up) or at or before @index, looking
- * at @max_scan keys at most: a full leaf's keys by its bitmap, others one
- * descent each; in an IDR tree, from the nearest free key its free words
- * show.  Returns the key, or the key @max_scan steps away when all
+ * at @max_scan keys at most: full leaves' keys by their bitmaps, one leaf
+ * to the next along the full nodes above them (rt_spine_step()), a
+ * compact node's items one search each in that node; a descent from the
+ * root only where these end.  In an IDR tree, from the nearest free key
+ * its free words show.  Returns the key, or the key @max_scan steps away when all
  * were present; 0 (@up) or ULONG_MAX when the scan ran off the key space.
  */
 static unsigned long rt_hole(const struct radix_tree_root *root, unsigned long index,
 			     unsigned long max_scan, bool up)
 {
-	unsigned long key = index, left = max_scan;
+	struct rt_hole_scan s = { index, max_scan, index, max_scan, up };
+	unsigned long ret = index;
 
-	if (rt_root_idr(root) && left) {
+	if (rt_root_idr(root) && s.left) {
 		/* The free words lead to the nearest free key in O(height);
 		 * the scan below checks it (they may be stale) and goes on. */
 		unsigned long found, dist;
@@ -412,32 +502,36 @@ static unsigned long rt_hole(const struct radix_tree_root *root, unsigned long i
 		if (!rt_free_scan(root, index, up, false, &found))
 			return max_scan > index ? ULONG_MAX : index - max_scan;
 		dist = up ? found - index : index - found;
-		if (dist >= left)
+		if (dist >= s.left)
 			return up ? index + max_scan : index - max_scan;
-		key = found;
-		left -= dist;
+		s.key = found;
+		s.left -= dist;
 	}
-	while (left) {
+	while (s.left) {
+		struct rt_spine spine;
 		struct rt_path_step at;
-		void *item = NULL;
-		unsigned long run = 1;
-		bool hole = false;
+		void *stop = NULL, *item = NULL;
 
-		rt_descend_at(root, key, NULL, &item, &at);
-		if (!item)
-			return key;
-		if (!rt_entry_compact(at.entry))
-			run = rt_leaf_run(rt_entry_node(at.entry), (unsigned int)at.pos, up, &hole);
-		if (run >= left)
-			return up ? index + max_scan : index - max_scan;
-		left -= run;
-		if (up ? key > ULONG_MAX - run : key < run)
-			return up ? 0 : ULONG_MAX;  /* ran off the key space */
-		key = up ? key + run : key - run;
-		if (hole)
-			return key;
+		if (rt_descend_full_spine(root, s.key, &stop, &spine)) {
+			if (rt_hole_leaves(&s, &spine, &ret))
+				return ret;
+			continue;
+		}
+		if (!stop)
+			return s.key;  /* an empty slot of a full node */
+		/* Below a compact node: a full leaf there goes on along the
+		 * full nodes above it, a compact node's items within it. */
+		if (!rt_descend_rcu_slow(root, s.key, &item, &at, stop, &spine) || !item)
+			return s.key;
+		if (!rt_entry_compact(at.entry)) {
+			if (rt_hole_leaves(&s, &spine, &ret))
+				return ret;
+			continue;
+		}
+		if (rt_hole_cnode(&s, &at, &ret))
+			return ret;
 	}
-	return key;
+	return s.key;
 }
 
 RCURADIX_API unsigned long radix_tree_next_hole(const struct radix_tree_root *root,

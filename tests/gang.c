@@ -5,7 +5,8 @@
  * the expected sorted key list; and the counts (radix_tree_count(),
  * radix_tree_count_range()) and the holes (radix_tree_next_hole(),
  * radix_tree_prev_hole(), against the kernel's key-by-key definition) over
- * the same shapes and over keys inserted in random order with deletes
+ * the same shapes (dense runs across the boundaries of the full nodes
+ * above the leaves included) and over keys inserted in random order with deletes
  * between them; the same for the predecessor (radix_tree_lookup_le()) and
  * the reverse gang lookup, and a whole reverse walk in batches.
  */
@@ -293,6 +294,39 @@ Test(gang, dense_run_across_many_nodes)
 		check_all_maxes(first - 1);
 		check_all_maxes(first + 1);
 	}
+	t_finish(&tree);
+}
+
+/*
+ * Two dense runs across the boundaries of full nodes above the leaves:
+ * one across key 2^13, a boundary of level-1 nodes (of level-3 nodes in
+ * the 8-slot build), one across 2^18, of level-2 nodes (level-5).  A hole
+ * scan from a leaf to the next goes up through the nodes above it and down
+ * again (rt_spine_step()): every height of that way is checked against
+ * the key-by-key definition.
+ */
+Test(gang, holes_across_full_node_boundaries)
+{
+	static unsigned long keys[MAXK];
+	const unsigned long low = 1UL << 13, high = 1UL << 18;
+	unsigned int n = 0;
+
+	for (unsigned long k = low - 1800; k < low + 1500; k++)
+		keys[n++] = k;
+	for (unsigned long k = high - 300; k < high + 300; k++)
+		if (k > keys[n - 1])
+			keys[n++] = k;
+	fill(keys, n);
+	for (unsigned int i = 0; i < n; i += 61) {
+		check_holes_at(ks.keys[i]);
+		check_holes_at(ks.keys[i] - 1);
+	}
+	check_holes_at(ks.keys[n - 1]);
+	check_holes_at(ks.keys[n - 1] + 1);
+	check_holes_at(low);
+	check_holes_at(low - 1);
+	check_holes_at(high);
+	check_holes_at(high - 1);
 	t_finish(&tree);
 }
 

@@ -492,12 +492,12 @@ RCURADIX_API unsigned long radix_tree_count_range(const struct radix_tree_root *
  *
  * The kernel's (2.6.24 to 3.x): keys @index, @index + 1, ... are looked at
  * until one is absent.  A full leaf's keys are read 64 at a time from its
- * bitmap of used slots, each leaf reached by a descent from the top
- * (O(height) per 64 keys); a key in a compact node costs a descent.  In
- * an IDR's or IDA's tree the free words lead to the nearest key with a
- * free id first, in O(height): in an IDR's that is the hole, which the
- * scan then checks.  Under RCU, "absent" means absent at some moment
- * during the call.
+ * bitmap of used slots, and the next leaf is reached from the full nodes
+ * above it (O(height + leaves) over a run of full nodes); a compact
+ * node's keys cost a search each in that node.  In an IDR's or IDA's tree
+ * the free words lead to the nearest key with a free id first, in
+ * O(height): in an IDR's that is the hole, which the scan then checks.
+ * Under RCU, "absent" means absent at some moment during the call.
  *
  * Context: RCU reader, or the tree lock.
  * Return: the absent key; else a key outside the scanned range: @index +
