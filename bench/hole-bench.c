@@ -19,7 +19,6 @@
 #define _LGPL_SOURCE 1
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,29 +41,11 @@
 
 #define MAX_REPS 32
 
+/* util.c's tables name their columns through peers[]: this program prints
+ * its own table and has none. */
+const struct peer_ops *const peers[NPEERS];
+
 static volatile uintptr_t sink;
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("hole-bench: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
-
-/* The measuring thread's CPU time: time preempted by other programs is
- * not counted. */
-static double cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 /* A key set laid out as runs: run i is [start[i], start[i] + len[i]), with
  * an absent key on both sides of each run. */
@@ -92,7 +73,7 @@ struct subject {
 /* Every run scanned upwards (@up) or downwards: ns per key. */
 static double scan_holes(struct radix_tree_root *tree, const struct runs *r, bool up)
 {
-	double t0 = cpu_ns();
+	double t0 = thread_cpu_ns();
 
 	urcu_memb_read_lock();
 	for (size_t i = 0; i < r->n; i++) {
@@ -105,7 +86,7 @@ static double scan_holes(struct radix_tree_root *tree, const struct runs *r, boo
 			    up ? first : last, hole);
 	}
 	urcu_memb_read_unlock();
-	return (cpu_ns() - t0) / (double)r->keys;
+	return (thread_cpu_ns() - t0) / (double)r->keys;
 }
 
 /* A walk over every run, item by item: ns per key. */
@@ -115,7 +96,7 @@ static double scan_walk(struct radix_tree_root *tree, const struct runs *r)
 	uintptr_t sum = 0;
 	size_t seen = 0;
 	void **slot;
-	double t0 = cpu_ns();
+	double t0 = thread_cpu_ns();
 
 	urcu_memb_read_lock();
 	radix_tree_for_each_slot(slot, tree, &iter, 0) {
@@ -126,13 +107,13 @@ static double scan_walk(struct radix_tree_root *tree, const struct runs *r)
 	if (seen != r->keys)
 		die("walk: %zu items, %zu keys", seen, r->keys);
 	sink += sum;
-	return (cpu_ns() - t0) / (double)r->keys;
+	return (thread_cpu_ns() - t0) / (double)r->keys;
 }
 
 #ifdef HAVE_JUDY_H
 static double scan_judy(Pvoid_t judy, const struct runs *r, bool up)
 {
-	double t0 = cpu_ns();
+	double t0 = thread_cpu_ns();
 
 	for (size_t i = 0; i < r->n; i++) {
 		Word_t first = r->start[i], last = first + r->len[i] - 1;
@@ -144,7 +125,7 @@ static double scan_judy(Pvoid_t judy, const struct runs *r, bool up)
 			die("JudyL%sEmpty from %lu: %d %lu", up ? "Next" : "Prev", (unsigned long)(up ? first : last),
 			    found, (unsigned long)idx);
 	}
-	return (cpu_ns() - t0) / (double)r->keys;
+	return (thread_cpu_ns() - t0) / (double)r->keys;
 }
 #endif
 
@@ -197,19 +178,6 @@ static void subject_free(struct subject *s, bool idr)
 	urcu_memb_barrier();
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* One row: every column @reps times, interleaved; prints the medians. */
 static void row(const char *name, const struct runs *r, const unsigned long *order, bool idr,
 		int reps)
@@ -229,7 +197,7 @@ static void row(const char *name, const struct runs *r, const unsigned long *ord
 #endif
 	}
 	for (int c = 0; c < cols; c++)
-		med[c] = median_of(t[c], reps);
+		med[c] = median(t[c], (size_t)reps);
 	printf("%-28s", name);
 	for (int c = 0; c < cols; c++) {
 		char cell[48];
@@ -316,6 +284,7 @@ int main(int argc, char **argv)
 	if (log2n < 10 || log2n > 22 || reps < 1 || reps > MAX_REPS)
 		usage();
 	n = (size_t)1 << log2n;
+	pin_to_cpu(0);  /* no migration in the middle of a measurement */
 	urcu_memb_register_thread();
 
 	runs_dense(&dense, n);
@@ -337,7 +306,7 @@ int main(int argc, char **argv)
 	runs_of_keyset(&clustered, &ks, sorted);
 
 	printf("hole-bench: rcuradix %s, N = 2^%d, %d interleaved repetitions (medians); ns per key "
-	       "passed, CPU time\n", rcuradix_version(), log2n, reps);
+	       "passed, CPU time, on CPU 0\n", rcuradix_version(), log2n, reps);
 	printf("%-28s", "keys");
 	for (int c = 0; c < (HAVE_JUDY_COLUMNS ? NR_COLS : COL_JNEXT); c++)
 		printf(" %-20s", col_name[c]);

@@ -176,9 +176,9 @@ EXTRA_DIST += tests/walk-probe-smoke.sh
 # The cost of a hole scan per key passed, next to a walk and JudyL's
 # NextEmpty/PrevEmpty (doc/performance.md, "Hole scans").
 noinst_PROGRAMS += bench/hole-bench
-bench_hole_bench_SOURCES = bench/hole-bench.c bench/bench.h bench/keys.c
+bench_hole_bench_SOURCES = bench/hole-bench.c bench/bench.h bench/util.c bench/keys.c
 bench_hole_bench_CPPFLAGS = $(BENCH_CPPFLAGS)
-bench_hole_bench_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS)
+bench_hole_bench_LDADD = lib/librcuradix.la $(URCU_MEMB_LIBS) $(PTHREAD_LIBS) -ldl -lm
 bench_hole_bench_LDFLAGS = -no-install
 if HAVE_JUDY
 bench_hole_bench_CPPFLAGS += -DHAVE_JUDY_H
