@@ -477,6 +477,7 @@ RCURADIX_API unsigned long radix_tree_count(const struct radix_tree_root *root);
  * item of a sparse one, plus a descent.  Under RCU each item present
  * throughout the call is counted, each absent throughout is not, and one
  * inserted or deleted during it may be counted or not (as a gang lookup).
+ * An IDR's reserved ids count as items.
  *
  * Context: RCU reader, or the tree lock (exact).
  * Return: the number of items; 0 if @first > @last or @root is NULL.
@@ -496,8 +497,9 @@ RCURADIX_API unsigned long radix_tree_count_range(const struct radix_tree_root *
  * above it (O(height + leaves) over a run of full nodes); a compact
  * node's keys cost a search each in that node.  In an IDR's or IDA's tree
  * the free words lead to the nearest key with a free id first, in
- * O(height): in an IDR's that is the hole, which the scan then checks.
- * Under RCU, "absent" means absent at some moment during the call.
+ * O(height): in an IDR's that is the hole, which the scan then checks (a
+ * reserved id is present, as the item it stands for).  Under RCU,
+ * "absent" means absent at some moment during the call.
  *
  * Context: RCU reader, or the tree lock.
  * Return: the absent key; else a key outside the scanned range: @index +
