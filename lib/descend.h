@@ -516,7 +516,7 @@ struct rt_spine {
 };
 
 /*
- * rt_descend_from() - the slot for @index, or NULL if the tree has none;
+ * rt_descend_from_spine() - the slot for @index, or NULL if the tree has none;
  * *@at (if given) gets the node holding it and the slot's position.
  * Starts at the root, or (a reader) at @entry, a node on @index's path.
  * A reader passes @path NULL and loads with rt_entry_rcu(), and gets in
@@ -533,6 +533,9 @@ struct rt_spine {
  * slots were read, so an item present throughout is always found.  F nodes
  * never move; an F child sits one level below its parent, so an F level's
  * step is load -> mask -> load.
+ * A reader may pass @spine: when a slot of an F leaf is returned, it holds
+ * the chain of F nodes above that leaf, up to the root's node or to the
+ * last compact node passed (rt_descend_from() passes NULL: no cost).
  * Context: RCU reader (@path NULL), or tree lock held.
  */
 static inline __attribute__((always_inline)) void **
@@ -542,7 +545,7 @@ rt_descend_from_spine(const struct radix_tree_root *root, unsigned long index,
 {
 	unsigned long base = 0;
 	unsigned int level;
-	bool from_root = !entry, chain = false;  /* chain: the last node was F */
+	bool from_root = false, chain = false;  /* chain: the last node was F */
 
 	if (entry) {
 		/* A reader's fast path handed over at this node. */
@@ -668,7 +671,8 @@ rt_descend_from(const struct radix_tree_root *root, unsigned long index, struct 
  * has RT_ENTRY_FULL set).  On NULL,
  * *@stop is NULL: a miss.  If it meets a compact node, *@stop gets its
  * entry and the caller goes on out of line (rt_descend_rcu_slow()).
- * @spine, if given, gets the nodes passed, for a slot's return.
+ * @spine, if given, gets the nodes passed; it means something only when a
+ * slot is returned.
  */
 static inline __attribute__((always_inline)) void **
 rt_descend_full_spine(const struct radix_tree_root *root, unsigned long index, void **stop,
@@ -725,11 +729,13 @@ enum rt_spine_end {
  * rt_spine_step() - a reader's way from one F leaf to the next: @key, the
  * first key past the leaf of @prev (the spine's), up or down.  The spine
  * goes up to the lowest node whose range holds @key, then down its slots
- * for @key: O(1) a leaf over a walk.  A full node never moves, and is
- * unlinked only once nothing is left below it, so an empty slot read in
- * one (unlinked since, maybe) was empty at some moment of the caller's
- * read-side section: the key was absent then.  A compact node is left to
- * rt_descend_from(), which knows copies.
+ * for @key: amortised O(1) per leaf over a walk.  A full node never moves
+ * and is never copied; its slots change only while it is reachable, and
+ * it leaves the tree emptied (a delete), or whole (a shrink's old top,
+ * whose only child stays the tree's; a destroy).  So an empty slot read
+ * in one, unlinked since or not, was empty while it was reachable, at
+ * some moment after the caller's descent loaded it: the key was absent
+ * then.  A compact node is left to rt_descend_from(), which knows copies.
  * Context: RCU reader, after a descent that filled @spine ended in a leaf.
  */
 static inline enum rt_spine_end rt_spine_step(struct rt_spine *spine, unsigned long key,
@@ -742,6 +748,8 @@ static inline enum rt_spine_end rt_spine_step(struct rt_spine *spine, unsigned l
 	if (level > spine->top)  /* past the range of node[top] */
 		return spine->whole ? RT_SPINE_ABSENT : RT_SPINE_COMPACT;
 	for (; level > 0; level--) {
+		/* rcu_dereference: a child published after the spine's
+		 * descent is seen initialised. */
 		void *entry = rt_entry_rcu(spine->node[level]->slots[rt_offset(key, level)]);
 
 		if (!entry)
@@ -755,10 +763,15 @@ static inline enum rt_spine_end rt_spine_step(struct rt_spine *spine, unsigned l
 }
 
 /* The reader's descent once it meets a compact node (out of line: the
- * full-node loop stays short); the second returns the item itself. */
+ * full-node loop stays short); rt_lookup_rcu_slow() returns the item
+ * itself. */
 RT_HIDDEN void **rt_descend_rcu_slow(const struct radix_tree_root *root, unsigned long index,
-				     void **item, struct rt_path_step *at, void *entry,
-				     struct rt_spine *spine);
+				     void **item, struct rt_path_step *at, void *entry);
+/* rt_descend_rcu_slow() that records the F nodes below the last compact
+ * node in *@spine, for a walk from leaf to leaf (rt_spine_step()). */
+RT_HIDDEN void **rt_descend_spine_slow(const struct radix_tree_root *root, unsigned long index,
+				       void **item, struct rt_path_step *at, void *entry,
+				       struct rt_spine *spine);
 RT_HIDDEN void *rt_lookup_rcu_slow(const struct radix_tree_root *root, unsigned long index,
 				   void *entry);
 
@@ -784,7 +797,7 @@ rt_descend_at(const struct radix_tree_root *root, unsigned long index, struct rt
 						     index & ~RT_MAP_MASK, (int)(index & RT_MAP_MASK) };
 		return slot;
 	}
-	return stop ? rt_descend_rcu_slow(root, index, item, at, stop, NULL) : NULL;
+	return stop ? rt_descend_rcu_slow(root, index, item, at, stop) : NULL;
 }
 
 /*

@@ -425,8 +425,9 @@ static bool rt_hole_advance(struct rt_hole_scan *s, unsigned long run, bool hole
 /*
  * The leaves from the one of spine->node[0] on, while they are full:
  * each leaf's keys by its bitmap, the next leaf by rt_spine_step().
- * True when the scan is over (*@ret); false when the next leaf hangs
- * from a compact node: the caller descends for s->key.
+ * True when the scan is over (*@ret); false when the way to the next leaf
+ * meets a compact node, or leaves the range of the spine's top below
+ * one: the caller descends for s->key.
  */
 static bool rt_hole_leaves(struct rt_hole_scan *s, struct rt_spine *spine, unsigned long *ret)
 {
@@ -439,7 +440,7 @@ static bool rt_hole_leaves(struct rt_hole_scan *s, struct rt_spine *spine, unsig
 		/* The run reached the leaf's end: s->key starts the next. */
 		switch (rt_spine_step(spine, s->key, s->up ? s->key - 1 : s->key + 1)) {
 		case RT_SPINE_ABSENT:
-			return true;
+			return true;  /* *@ret: s->key, as rt_hole_advance() left it */
 		case RT_SPINE_COMPACT:
 			return false;
 		case RT_SPINE_LEAF:
@@ -454,7 +455,11 @@ static bool rt_hole_leaves(struct rt_hole_scan *s, struct rt_spine *spine, unsig
  * over (*@ret); false when the next key wants a descent: it leaves the
  * node's range, falls in a child's, or the node was copied meanwhile.  A
  * miss counts only from a node seen alive after the search, as in
- * rt_descend_from().
+ * rt_descend_from(): a copied node is marked dead before its item slots
+ * are emptied.  A compact node unlinked otherwise (emptied, a shrink's old
+ * top, which holds no live item then, or a destroyed tree's) changes no
+ * more once unreachable, so a miss there was a miss while it was
+ * reachable.
  */
 static bool rt_hole_cnode(struct rt_hole_scan *s, const struct rt_path_step *at,
 			  unsigned long *ret)
@@ -469,7 +474,8 @@ static bool rt_hole_cnode(struct rt_hole_scan *s, const struct rt_path_step *at,
 			return true;
 		if ((s->key & ~rt_level_maxindex(level)) != at->base)
 			return false;
-		if (rt_cnode_find(NULL, node, level, s->key & rt_level_maxindex(level), &found) < 0) {
+		if (rt_cnode_find(NULL, node, level, s->key & rt_level_maxindex(level),
+				  &found) < 0) {
 			if (rt_cnode_dead_rcu(node))
 				return false;
 			return true;  /* *ret: s->key, absent */
@@ -518,10 +524,10 @@ static unsigned long rt_hole(const struct radix_tree_root *root, unsigned long i
 			continue;
 		}
 		if (!stop)
-			return s.key;  /* an empty slot of a full node */
+			return s.key;  /* an empty slot, an empty tree, or past the top */
 		/* Below a compact node: a full leaf there goes on along the
 		 * full nodes above it, a compact node's items within it. */
-		if (!rt_descend_rcu_slow(root, s.key, &item, &at, stop, &spine) || !item)
+		if (!rt_descend_spine_slow(root, s.key, &item, &at, stop, &spine) || !item)
 			return s.key;
 		if (!rt_entry_compact(at.entry)) {
 			if (rt_hole_leaves(&s, &spine, &ret))

@@ -31,7 +31,13 @@ unsigned long rt_copies_direct[2];
 /* ---- readers ---------------------------------------------------------- */
 
 void **rt_descend_rcu_slow(const struct radix_tree_root *root, unsigned long index,
-			   void **item, struct rt_path_step *at, void *entry, struct rt_spine *spine)
+			   void **item, struct rt_path_step *at, void *entry)
+{
+	return rt_descend_from(root, index, NULL, item, at, entry);
+}
+
+void **rt_descend_spine_slow(const struct radix_tree_root *root, unsigned long index,
+			     void **item, struct rt_path_step *at, void *entry, struct rt_spine *spine)
 {
 	return rt_descend_from_spine(root, index, NULL, item, at, entry, spine);
 }

@@ -30,7 +30,9 @@
  * radix_tree_prev_hole(), radix_tree_count() and radix_tree_count_range()
  * against a writer, on a plain tree and on an IDR, and check each answer
  * against what the writer's per-key words say was present all along the
- * call, absent all along, or changed (see "Holes and counts" below).
+ * call, absent all along, or changed (see "Holes and counts" below); and
+ * hole scans from leaf to leaf along full nodes go on while the tree grows
+ * a new top and drops it again under them.
  */
 #include "helpers.h"
 
@@ -1295,4 +1297,100 @@ Test(concurrent, memb_idr_counts_against_writer, .timeout = 120)
 Test(concurrent, qsbr_idr_counts_against_writer, .timeout = 120)
 {
 	hc_run(&t_qsbr_ops, true, &hc_counts, "concurrent.qsbr_idr_counts");
+}
+
+/*
+ * Hole scans while the tree grows and shrinks under them.  Keys 0 ..
+ * GS_DENSE - 1 stay present: enough leaves that the nodes above them are
+ * full, so that a scan goes from leaf to leaf along the full nodes it
+ * went down through (rt_spine_step()).  The writer inserts and deletes
+ * GS_FAR, out of the top's range: each insert puts a new top above the
+ * old one, each delete takes it away again, the old top unlinked while
+ * scans may hold it.  GS_DENSE is never present, so a scan up from any
+ * dense key must stop exactly there, and a scan down must run past 0.
+ */
+#define GS_DENSE (1UL << (3 * RT_MAP_SHIFT))  /* a full node above full ones */
+#define GS_FAR (4 * GS_DENSE + 7)
+
+static void *gs_reader(void *arg)
+{
+	char role[48];
+	struct t_rng rng;
+	unsigned long n = 0;
+
+	snprintf(role, sizeof(role), "concurrent.grow_shrink.reader%u",
+		 (unsigned int)(uintptr_t)arg);
+	t_rng_init(&rng, role);
+	ops->reg();
+	while (!uatomic_read(&stop)) {
+		unsigned long k = t_rand_below(&rng, GS_DENSE), up, down;
+
+		ops->lock();
+		up = radix_tree_next_hole(&tree, k, ULONG_MAX);
+		down = radix_tree_prev_hole(&tree, k, ULONG_MAX);
+		ops->unlock();
+		if (up != GS_DENSE)
+			error("next_hole from a dense key: not the first absent key", up);
+		if (down != ULONG_MAX)
+			error("prev_hole from a dense key: not past 0", down);
+		if (ops->quiescent && ++n % 64 == 0)
+			ops->quiescent();
+		uatomic_inc(&reads);
+	}
+	ops->unreg();
+	return NULL;
+}
+
+static void *gs_writer(void *arg)
+{
+	unsigned long done, reads_before;
+
+	(void)arg;
+	ops->reg();
+	reads_before = uatomic_read(&reads);
+	for (done = 0; done < t_scaled(20000) || uatomic_read(&reads) < reads_before + 64;
+	     done++) {
+		struct titem *far = titem_new(GS_FAR);
+
+		if (radix_tree_insert(&tree, GS_FAR, far) != 0 ||
+		    radix_tree_delete(&tree, GS_FAR) != far)
+			uatomic_inc(&errors);
+		titem_free_rcu(ops->flavor, far);
+		if (ops->quiescent && done % 256 == 0)
+			ops->quiescent();
+	}
+	uatomic_set(&stop, 1);
+	ops->unreg();
+	rcuradix_thread_cache_flush();
+	return NULL;
+}
+
+static void gs_run(const struct t_flavor_ops *f)
+{
+	ops = f;
+	ops->reg();
+	uatomic_set(&stop, 0);
+	uatomic_set(&errors, 0);
+	uatomic_set(&reads, 0);
+	radix_tree_init_flavor(&tree, GFP_KERNEL, ops->flavor);
+	for (unsigned long k = 0; k < GS_DENSE; k++)
+		t_insert_new(&tree, k);
+	ops->unreg();
+	run_threads(gs_reader, gs_writer);
+	ops->reg();
+	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
+	cr_assert_null(radix_tree_lookup(&tree, GS_FAR));
+	t_verify(&tree);
+	t_finish(&tree);
+	ops->unreg();
+}
+
+Test(concurrent, memb_holes_while_the_tree_grows_and_shrinks, .timeout = 120)
+{
+	gs_run(&t_memb_ops);
+}
+
+Test(concurrent, qsbr_holes_while_the_tree_grows_and_shrinks, .timeout = 120)
+{
+	gs_run(&t_qsbr_ops);
 }
