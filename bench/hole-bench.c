@@ -19,6 +19,7 @@
 #define _LGPL_SOURCE 1
 #include "config.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
