@@ -134,11 +134,23 @@ static void check_reverse(unsigned long last)
 		error("predecessor missing, out of range or bad", last);
 }
 
+/* The seed of thread @arg (a reader's number, or 0 for a writer) of the
+ * test part @what: replayable (helpers.h). */
+static void thread_rng(struct t_rng *rng, const char *what, void *arg)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "concurrent.%s.%s.%u", ops->quiescent ? "qsbr" : "memb",
+		 what, (unsigned int)(uintptr_t)arg);
+	t_rng_init(rng, name);
+}
+
 static void *reader(void *arg)
 {
-	struct t_rng rng = { (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ULL + 1 };
+	struct t_rng rng;
 	unsigned long n = 0;
 
+	thread_rng(&rng, "reader", arg);
 	ops->reg();
 	while (!uatomic_read(&stop)) {
 		unsigned long s = stable_keys[t_rand_below(&rng, NR_STABLE)];
@@ -177,11 +189,11 @@ static void *reader(void *arg)
 
 static void *writer(void *arg)
 {
-	struct t_rng rng = { 0x1234567 };
+	struct t_rng rng;
 	static struct titem *present[NR_CHURN];
 	unsigned long done, reads_before;
 
-	(void)arg;
+	thread_rng(&rng, "writer", arg);
 	ops->reg();
 	/*
 	 * Past WRITER_OPS, go on until the readers have run a few iterations
@@ -248,7 +260,12 @@ static void run(const struct t_flavor_ops *f)
 		default: churn_keys[i] = ULONG_MAX - i; break;      /* full height */
 		}
 	}
+	/* Offline while the threads run: a QSBR thread online and blocked in
+	 * a join would hold every grace period until the end, and no freed
+	 * item would be poisoned while readers could still meet it. */
+	ops->unreg();
 	run_threads(reader, writer);
+	ops->reg();
 	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
 	fprintf(stderr, "%lu reader iterations during %lu writer operations\n", reads, WRITER_OPS);
 	for (i = 0; i < NR_STABLE; i++)
@@ -290,9 +307,10 @@ static unsigned long fp_rounds;  /* the writer's, once it stopped */
 
 static void *full_parent_reader(void *arg)
 {
-	struct t_rng rng = { (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ULL + 7 };
+	struct t_rng rng;
 	unsigned long n = 0;
 
+	thread_rng(&rng, "full_parent_reader", arg);
 	ops->reg();
 	while (!uatomic_read(&stop)) {
 		unsigned long s = t_rand_below(&rng, FP_SPAN);
@@ -382,7 +400,9 @@ static void run_full_parent(const struct t_flavor_ops *f)
 	for (unsigned long k = 0; k < FP_SPAN; k++)
 		t_insert_new(&tree, k);
 	promoted = rt_transitions[RT_TR_PARENT_FULL];
+	ops->unreg();  /* as in run() */
 	run_threads(full_parent_reader, full_parent_writer);
+	ops->reg();
 	rounds = uatomic_read(&fp_rounds);
 	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
 	cr_assert_eq(rt_transitions[RT_TR_PARENT_FULL] - promoted, rounds,
@@ -1375,7 +1395,7 @@ static void gs_run(const struct t_flavor_ops *f)
 	radix_tree_init_flavor(&tree, GFP_KERNEL, ops->flavor);
 	for (unsigned long k = 0; k < GS_DENSE; k++)
 		t_insert_new(&tree, k);
-	ops->unreg();
+	ops->unreg();  /* as in run() */
 	run_threads(gs_reader, gs_writer);
 	ops->reg();
 	cr_assert_eq(uatomic_read(&errors), 0, "%lu errors (first ones on stderr)", errors);
