@@ -1646,7 +1646,7 @@ static void run_by_n_table(const struct config *c, struct pass *x, struct table 
 
 /* ---- table 3: the IDA against a mutex and a bitmap ---------------------- */
 
-#define OP_IDA_EMPTY "alloc+free, empty"
+#define OP_IDA_EMPTY "alloc+free when empty"
 #define OP_IDA_FILL "fill (alloc 0..N-1)"
 #define OP_IDA_CHURN "free+alloc churn"
 #define OP_IDA_MEM "memory"
@@ -2100,7 +2100,7 @@ int main(int argc, char **argv)
 	run_ida_table(&c, &x, &t3);
 	name_columns(true);
 	table_print(&t3, stdout);
-	fprintf(stdout, "alloc+free, empty: ida_alloc() of id 0 and ida_free() of it in "
+	fprintf(stdout, "alloc+free when empty: ida_alloc() of id 0 and ida_free() of it in "
 			"an empty IDA (rcuradix\nallocates a bitmap and a node each time, the node "
 			"freed through call_rcu; the kernel\nkeeps the bits of ids 0..61 in its "
 			"root).\n");
