@@ -871,7 +871,11 @@ static void *mt_thread(void *p)
 	t_rng_init(&rng, what);
 	urcu_memb_register_thread();
 	pthread_barrier_wait(&mt_start);
-	for (unsigned long op = t_scaled(40000); op > 0; op--) {
+	/* At every test scale, enough that the window's ids are handed out
+	 * again (the test asserts it): about half the operations allocate. */
+	unsigned long ops = t_scaled(40000) > 8 * MT_WINDOW ? t_scaled(40000) : 8 * MT_WINDOW;
+
+	for (unsigned long op = ops; op > 0; op--) {
 		if (n < MT_HELD && (n == 0 || t_rand_below(&rng, 2))) {
 			int id = ida_alloc_max(&ida, MT_WINDOW - 1, GFP_KERNEL);
 
