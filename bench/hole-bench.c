@@ -120,11 +120,13 @@ static double scan_judy(Pvoid_t judy, const struct runs *r, bool up)
 		Word_t first = r->start[i], last = first + r->len[i] - 1;
 		Word_t idx = up ? first : last;
 		int found = up ? JudyLNextEmpty(judy, &idx, PJE0) : JudyLPrevEmpty(judy, &idx, PJE0);
-
 		/* A run that starts at 0 has no empty key below it. */
-		if (up ? !found || idx != last + 1 : found != (first > 0) || (found && idx != first - 1))
-			die("JudyL%sEmpty from %lu: %d %lu", up ? "Next" : "Prev", (unsigned long)(up ? first : last),
-			    found, (unsigned long)idx);
+		bool expected = up || first > 0;
+		Word_t hole = up ? last + 1 : first - 1;
+
+		if (found != expected || (found && idx != hole))
+			die("JudyL%sEmpty from %lu: %d %lu", up ? "Next" : "Prev",
+			    (unsigned long)(up ? first : last), found, (unsigned long)idx);
 	}
 	return (thread_cpu_ns() - t0) / (double)r->keys;
 }

@@ -168,24 +168,17 @@ static void check_counts_from(unsigned long first)
 		check_count(first, first - 1);
 }
 
-static bool model_has(unsigned long key)
+static bool model_has(const void *model, unsigned long key)
 {
 	unsigned int at = lower_bound(key);
 
+	(void)model;  /* the key set: ks */
 	return at < ks.n && ks.keys[at] == key;
 }
 
-/* The kernel's radix_tree_next_hole()/prev_hole(): one key at a time. */
 static unsigned long model_hole(unsigned long index, unsigned long max_scan, bool up)
 {
-	for (unsigned long i = 0; i < max_scan; i++) {
-		if (!model_has(index))
-			break;
-		index = up ? index + 1 : index - 1;
-		if (index == (up ? 0 : ULONG_MAX))
-			break;
-	}
-	return index;
+	return t_model_hole(model_has, NULL, index, max_scan, up);
 }
 
 static void check_holes_at(unsigned long index)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -154,6 +155,18 @@ void t_empty(struct radix_tree_root *root)
 	}
 	radix_tree_destroy(root);
 	cr_assert(radix_tree_empty(root));
+}
+
+unsigned long t_model_hole(bool (*present)(const void *model, unsigned long key),
+			   const void *model, unsigned long index, unsigned long max_scan,
+			   bool up)
+{
+	for (unsigned long i = 0; i < max_scan && present(model, index); i++) {
+		index = up ? index + 1 : index - 1;
+		if (index == (up ? 0 : ULONG_MAX))
+			break;  /* ran off the key space */
+	}
+	return index;
 }
 
 unsigned long t_scaled(unsigned long n)

@@ -154,6 +154,14 @@ unsigned int t_count_lines(const char *text, const char *line);
 		}                                                              \
 	} while (0)
 
+/* The kernel's radix_tree_next_hole() (@up) or prev_hole(), by its
+ * definition: keys @index, @index +/- 1, ... looked at one at a time with
+ * @present(@model, key), @max_scan at most; the answer's conventions are
+ * the header's. */
+unsigned long t_model_hole(bool (*present)(const void *model, unsigned long key),
+			   const void *model, unsigned long index, unsigned long max_scan,
+			   bool up);
+
 /* @n divided by $RCURADIX_TEST_SCALE (default 1; at least 1): valgrind
  * runs the long suites at a fraction of their length. */
 unsigned long t_scaled(unsigned long n);

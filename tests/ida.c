@@ -1049,8 +1049,9 @@ static long model_lowest(struct ida_model *m, unsigned int min, unsigned int max
 }
 
 /* Does the model hold an id of bitmap key @key (a key of the IDA's tree)? */
-static bool model_key_present(struct ida_model *m, unsigned long key)
+static bool model_key_present(const void *model, unsigned long key)
 {
+	struct ida_model *m = (struct ida_model *)model;
 	unsigned int bit;
 	unsigned long *w;
 
@@ -1063,16 +1064,10 @@ static bool model_key_present(struct ida_model *m, unsigned long key)
 	return false;
 }
 
-/* The kernel's radix_tree_next_hole() (@up) or prev_hole(): key by key. */
 static unsigned long model_key_hole(struct ida_model *m, unsigned long key,
 				    unsigned long max_scan, bool up)
 {
-	for (unsigned long i = 0; i < max_scan && model_key_present(m, key); i++) {
-		key = up ? key + 1 : key - 1;
-		if (key == (up ? 0 : ULONG_MAX))
-			break;
-	}
-	return key;
+	return t_model_hole(model_key_present, m, key, max_scan, up);
 }
 
 /* The holes of the IDA's tree, whose free words name the bitmaps with a
