@@ -788,6 +788,61 @@ Test(ida, ida_is_empty_follows_the_allocations)
 	finish(&ida);
 }
 
+/*
+ * An IDA whose ids were all freed owns no memory, as the kernel's does:
+ * ida_destroy() is not needed before its memory is freed or reused.  Ids
+ * in dense runs, scattered over the range and at its top are freed one by
+ * one in a random order; then, with no destroy, every bitmap and node has
+ * been handed back, and the struct is initialised again in place.
+ */
+Test(ida, an_ida_emptied_id_by_id_owns_no_memory)
+{
+	static unsigned int ids[4096];
+	struct radix_tree_memstat mem;
+	struct t_rng rng;
+	unsigned int n = 0;
+
+	t_rng_init(&rng, "ida emptied id by id");
+	alloc_run(&ida, 0, 2 * IDS_PER_BITMAP + 3);
+	for (; n < 2 * IDS_PER_BITMAP + 3; n++)
+		ids[n] = n;
+	alloc_expect(&ida, INT_MAX, UINT_MAX, INT_MAX);
+	ids[n++] = INT_MAX;
+	while (n < sizeof(ids) / sizeof(ids[0])) {
+		unsigned int min = (unsigned int)t_rand_below(&rng, 1U << 26);
+		int id = ida_alloc_min(&ida, min, GFP_KERNEL);
+
+		cr_assert_geq(id, (int)min);
+		ids[n++] = (unsigned int)id;
+	}
+	verify(&ida);
+	for (unsigned int left = n; left > 0; left--) {
+		unsigned int pick = (unsigned int)t_rand_below(&rng, left);
+		unsigned int id = ids[pick];
+
+		/* Freed, it is free: the lowest id at or above it. */
+		ida_free(&ida, id);
+		cr_assert_eq(ida_alloc_range(&ida, id, id, GFP_KERNEL), (int)id);
+		ida_free(&ida, id);
+		ids[pick] = ids[left - 1];
+		if (left % 256 == 0)
+			verify(&ida);
+	}
+	cr_assert(ida_is_empty(&ida));
+	cr_assert_eq(radix_tree_memory(&ida.ida_rt, &mem), 0);
+	cr_assert_eq(mem.nodes, 0, "an emptied IDA keeps %lu nodes", mem.nodes);
+	cr_assert_eq(mem.bytes, 0);
+	verify(&ida);
+	/* No ida_destroy(): once the grace periods end, nothing is live. */
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	t_assert_no_nodes();
+	ida_init(&ida);
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 0);
+	ida_free(&ida, 0);
+	finish(&ida);
+}
+
 Test(ida, ida_destroy_frees_everything_and_the_ida_is_reusable)
 {
 	static const unsigned int scattered[] = {

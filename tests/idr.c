@@ -1116,6 +1116,73 @@ Test(idr, is_empty_counts_reserved_ids)
 	idr_finish(&idr);
 }
 
+/*
+ * An IDR whose ids were all removed owns no memory, as the kernel's does:
+ * idr_destroy() is not needed before its memory is freed or reused.  Ids
+ * spread over every level (runs, cyclic ids, high ids, reservations) are
+ * removed one by one in a random order; then, with no destroy, every node
+ * has been handed back, and the struct is initialised again in place.
+ */
+Test(idr, an_idr_emptied_id_by_id_owns_no_memory)
+{
+	static unsigned long ids[512];
+	struct radix_tree_memstat mem;
+	struct t_rng rng;
+	unsigned int n = 0;
+
+	t_rng_init(&rng, "idr emptied id by id");
+	for (unsigned int i = 0; i < 3 * RT_MAP_SIZE; i++, n++)
+		alloc_at(&idr, 0, 0, (int)i);
+	ids[n++] = (unsigned long)idr_alloc(&idr, NULL, 1 << 20, 0, GFP_KERNEL);
+	alloc_at(&idr, INT_MAX, 0, INT_MAX);
+	ids[n++] = INT_MAX;
+	alloc_u32_at(&idr, UINT_MAX, UINT_MAX, UINT_MAX);
+	ids[n++] = UINT_MAX;
+	for (unsigned int i = 0; i < 8; i++) {
+		int id = idr_alloc_cyclic(&idr, titem_new(0), 0, 0, GFP_KERNEL);
+
+		cr_assert_geq(id, 0);
+		ids[n++] = (unsigned long)id;
+	}
+	while (n < sizeof(ids) / sizeof(ids[0])) {
+		int start = (int)t_rand_below(&rng, 1U << 24);
+		int id = idr_alloc(&idr, t_rand_below(&rng, 4) ? titem_new(0) : NULL, start, 0,
+				   GFP_KERNEL);
+
+		cr_assert_geq(id, start);
+		ids[n++] = (unsigned long)id;
+	}
+	for (unsigned int i = 0; i < 3 * RT_MAP_SIZE; i++)
+		ids[i] = i;
+	t_verify(&idr.idr_rt);
+	for (unsigned int left = n; left > 0; left--) {
+		unsigned int pick = (unsigned int)t_rand_below(&rng, left);
+		unsigned long id = ids[pick];
+		void *item = find(&idr, id);
+
+		cr_assert(taken(&idr, id), "id %#lx is not taken", id);
+		cr_assert_eq(idr_remove(&idr, id), item);
+		if (item)  /* else a reservation */
+			titem_free(item);
+		cr_assert_not(taken(&idr, id));
+		ids[pick] = ids[left - 1];
+		if (left % 64 == 0)
+			t_verify(&idr.idr_rt);
+	}
+	cr_assert(idr_is_empty(&idr));
+	cr_assert_eq(radix_tree_memory(&idr.idr_rt, &mem), 0);
+	cr_assert_eq(mem.nodes, 0, "an emptied IDR keeps %lu nodes", mem.nodes);
+	cr_assert_eq(mem.bytes, 0);
+	t_verify(&idr.idr_rt);
+	/* No idr_destroy(): once the grace periods end, nothing is live. */
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	t_assert_no_nodes();
+	idr_init(&idr);
+	alloc_at(&idr, 0, 0, 0);
+	idr_finish(&idr);
+}
+
 Test(idr, destroy_empties_and_the_idr_is_usable_after)
 {
 	struct titem *items[2 * RT_MAP_SIZE], *ten;

@@ -294,6 +294,9 @@ static inline int idr_is_empty(const struct idr *idr)
  * idr_destroy() - free every id and the IDR's nodes, not the items.
  * @idr: the IDR; empty and usable again afterwards.
  *
+ * Not needed once every id was removed: an empty IDR owns no memory, as
+ * in the kernel (its last node goes to call_rcu with its last id).
+ *
  * Context: Writer (takes the IDR's lock).  Readers inside a read-side
  *          section still see the old ids until it ends.
  * Return: nothing.
@@ -436,6 +439,10 @@ static inline bool ida_is_empty(const struct ida *ida)
 /**
  * ida_destroy() - free every id and the memory of the IDA.
  * @ida: the IDA; empty and usable again afterwards.
+ *
+ * Not needed once every id was freed: an empty IDA owns no memory, as in
+ * the kernel (its last bitmap goes with its last id, its last node to
+ * call_rcu).
  *
  * Context: Writer (takes the IDA's lock).
  * Return: nothing.
