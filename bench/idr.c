@@ -2101,9 +2101,9 @@ int main(int argc, char **argv)
 	name_columns(true);
 	table_print(&t3, stdout);
 	fprintf(stdout, "alloc+free when empty: ida_alloc() of id 0 and ida_free() of it in "
-			"an empty IDA (rcuradix\nallocates a bitmap and a node each time, the node "
-			"freed through call_rcu; the kernel\nkeeps the bits of ids 0..61 in its "
-			"root).\n");
+			"an empty IDA (rcuradix\nallocates a 128-byte bitmap each time, held in "
+			"the tree's root with no node; the kernel\nkeeps the bits of ids 0..61 in "
+			"its root).\n");
 	fprintf(stdout, "fill: ida_alloc() N times (ids 0..N-1); churn: free a random id, "
 			"allocate the lowest free\n(the one just freed).  Memory: the IDA's "
 			"nodes and 128-byte bitmaps (rcuradix_get_stats()),\nthe bitmap's "

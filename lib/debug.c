@@ -249,6 +249,25 @@ static bool rt_verify_entry(struct rt_verify *v, const void *entry, unsigned lon
 	return rt_verify_full(v, entry, base, tags_out);
 }
 
+/* The root item (internal.h, "IDR trees"): an IDA tree's key-0 bitmap,
+ * alone in the tree, with the root's free bit for its slot. */
+static void rt_verify_root_item(struct rt_verify *v, const void *item)
+{
+	unsigned long want = rt_ida_bitmap_full(item) ? 0UL : 1UL << RT_IDR_FREE;
+
+	if (!rt_root_ida(v->root) || ((uintptr_t)item & (RT_NODE_ALIGN - 1)))
+		rt_verify_fail(v, 0, 0, "root item %p in a tree that is not an IDA's, or "
+					"not node-aligned", item);
+	else if (rt_ida_bitmap_empty(item))
+		rt_verify_fail(v, 0, 0, "the root item is an empty bitmap");
+	else if (v->root->tags != want)
+		rt_verify_fail(v, 0, 0, "root item with root tags %#lx, not %#lx", v->root->tags,
+			       want);
+	else if (v->root->nr_nodes || v->root->nr_items != 1)
+		rt_verify_fail(v, 0, 0, "root item, yet the tree counts %lu nodes, %lu items",
+			       v->root->nr_nodes, v->root->nr_items);
+}
+
 static int rt_verify_locked(const struct radix_tree_root *root)
 {
 	struct rt_verify v = { root, 0, 0, false };
@@ -260,6 +279,10 @@ static int rt_verify_locked(const struct radix_tree_root *root)
 		if (root->tags || root->nr_nodes || root->nr_items)
 			rt_verify_fail(&v, 0, 0, "empty tree with tags %#lx, %lu nodes, %lu items",
 				       root->tags, root->nr_nodes, root->nr_items);
+		return v.failed ? -EUCLEAN : 0;
+	}
+	if (rt_root_item(top)) {
+		rt_verify_root_item(&v, top);
 		return v.failed ? -EUCLEAN : 0;
 	}
 	level = rt_entry_level(top);

@@ -25,6 +25,7 @@ enum rt_end {
 	RT_END_ABOVE,    /* the key lies beyond the top node's range */
 	RT_END_DIVERGE,  /* at a C child entry whose prefix the key leaves */
 	RT_END_ABSENT,   /* in a C node that has no entry for the key */
+	RT_END_ROOT,     /* at the root item's slot, &root->rnode (depth 0) */
 };
 
 /* The nodes a writer went through on the way to @index, top first. */
@@ -46,6 +47,15 @@ static inline void **rt_step_slot(const struct rt_path_step *step)
 	if (rt_entry_compact(step->entry))
 		return &rt_cnode_slots(rt_entry_cnode(step->entry))[step->pos];
 	return &rt_entry_node(step->entry)->slots[step->pos];
+}
+
+/* The slot a writer's descent ended at: a leaf's or a C item's
+ * (RT_END_SLOT), or the root item's (RT_END_ROOT); NULL at other ends. */
+static inline void **rt_path_slot(struct radix_tree_root *root, struct rt_path *path)
+{
+	if (path->end == RT_END_ROOT)
+		return &root->rnode;
+	return path->end == RT_END_SLOT ? rt_step_slot(rt_path_leaf(path)) : NULL;
 }
 
 /* A reader's load of a C node's entry count, then of its dead mark. */
@@ -516,6 +526,26 @@ struct rt_spine {
 };
 
 /*
+ * The end of a descent at the root item @top (internal.h, "IDR trees"):
+ * key 0's slot is the root's own; every other key lies beyond its range.
+ * *@at gets a step with no node (entry NULL).
+ */
+static inline void **rt_descend_root_item(const struct radix_tree_root *root, unsigned long index,
+					  struct rt_path *path, void **item,
+					  struct rt_path_step *at, void *top)
+{
+	if (path)
+		path->end = index ? RT_END_ABOVE : RT_END_ROOT;
+	if (index)
+		return NULL;
+	if (item)
+		*item = top;
+	if (at)
+		*at = (struct rt_path_step){ NULL, 0, 0 };
+	return (void **)&root->rnode;
+}
+
+/*
  * rt_descend_from_spine() - the slot for @index, or NULL if the tree has none;
  * *@at (if given) gets the node holding it and the slot's position.
  * Starts at the root, or (a reader) at @entry, a node on @index's path.
@@ -548,7 +578,10 @@ rt_descend_from_spine(const struct radix_tree_root *root, unsigned long index,
 	bool from_root = false, chain = false;  /* chain: the last node was F */
 
 	if (entry) {
-		/* A reader's fast path handed over at this node. */
+		/* A reader's fast path handed over at this node, or at the
+		 * root item, which it does not tell from a compact node. */
+		if (rt_root_item(entry))
+			return rt_descend_root_item(root, index, path, item, at, entry);
 		level = rt_entry_level(entry);
 		if (at)
 			base = index & ~rt_level_maxindex(level);
@@ -564,6 +597,8 @@ restart:
 	}
 	if (!entry)
 		return NULL;
+	if (rt_root_item(entry))
+		return rt_descend_root_item(root, index, path, item, at, entry);
 	level = rt_entry_level(entry);
 	if (index > rt_level_maxindex(level)) {
 		if (path)
@@ -669,7 +704,8 @@ rt_descend_from(const struct radix_tree_root *root, unsigned long index, struct 
  * for @index, or NULL.  Each level is load, mask, load, with the shift in a
  * register, and one test for "empty or compact" (only an F node's entry
  * has RT_ENTRY_FULL set).  On NULL,
- * *@stop is NULL: a miss.  If it meets a compact node, *@stop gets its
+ * *@stop is NULL: a miss.  If it meets a compact node, or the root item
+ * (which reads as a level-0 entry that is not full), *@stop gets its
  * entry and the caller goes on out of line (rt_descend_rcu_slow()).
  * @spine, if given, gets the nodes passed; it means something only when a
  * slot is returned.

@@ -108,7 +108,7 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 			return err;
 		from = key == min / RT_IDA_BITS ? (unsigned int)(min % RT_IDA_BITS) : 0;
 		to = key == last ? (unsigned int)(max % RT_IDA_BITS) : RT_IDA_BITS - 1;
-		slot = path.end == RT_END_SLOT ? rt_step_slot(rt_path_leaf(&path)) : NULL;
+		slot = rt_path_slot(root, &path);
 		bitmap = slot ? rt_entry_locked(root, *slot) : NULL;
 		if (!bitmap) {
 			err = rt_ida_bitmap_insert(root, key, &path, from, gfp);
@@ -126,7 +126,7 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 		if (!~bitmap->words[bit / RT_BITS_PER_LONG])
 			open &= ~(1U << (bit / RT_BITS_PER_LONG));
 		if (!open)
-			rt_tag_clear_path(root, &path, RT_IDR_FREE, 1UL << rt_path_leaf(&path)->pos);
+			rt_tag_clear_path(root, &path, RT_IDR_FREE, rt_path_slot_bit(&path));
 		return (int)(key * RT_IDA_BITS + bit);
 	}
 }
@@ -173,9 +173,9 @@ RCURADIX_API void ida_free(struct ida *ida, unsigned int id)
 		rt_writer_exit(root);
 		return;
 	}
-	/* Full iff its slot is not free: the leaf's free word says so. */
-	was_full = !(rt_step_tags(root, rt_path_leaf(&path), RT_IDR_FREE) &
-		     (1UL << rt_path_leaf(&path)->pos));
+	/* Full iff its slot is not free: the leaf's free word says so (the
+	 * root's, for the root item). */
+	was_full = !rt_path_slot_free(root, &path);
 	*word &= ~mask;
 	/* Another id of the same word keeps the bitmap, without a look at
 	 * the other words (another cache line, half the time). */
@@ -187,7 +187,7 @@ RCURADIX_API void ida_free(struct ida *ida, unsigned int id)
 		rt_delete_locked(root, key);
 		rt_nodes_put(&block, &size, 1);
 	} else if (was_full) {
-		rt_tag_set_path(root, &path, RT_IDR_FREE, 1UL << rt_path_leaf(&path)->pos);
+		rt_tag_set_path(root, &path, RT_IDR_FREE, rt_path_slot_bit(&path));
 	}
 	rt_writer_done(root);
 }

@@ -9,7 +9,8 @@
  *   entry   the value of a slot or of root->rnode as stored: an item (in a
  *           full leaf, or in a compact node at any level), an internal
  *           entry (a node pointer with its level encoded, see below), or
- *           NULL.
+ *           NULL.  An IDA tree's root->rnode may hold an item too: key
+ *           0's bitmap ("IDR trees", the root item).
  *   node    a struct rt_node *, decoded from an internal entry.
  *   level   height of a node above the leaves: leaves are level 0.  A node
  *           at level L decodes bits [L*RT_MAP_SHIFT, (L+1)*RT_MAP_SHIFT) of
@@ -652,8 +653,9 @@ _Static_assert(RT_PLAN_MAX_NODES <= RT_PLAN_ALL_NODES, "a plan has room for ever
  * only, at keys 0 .. RT_IDR_MAX_KEY, and uses tag word RT_IDR_FREE of
  * every node for its free ids, inverted as the kernel's IDR_FREE: bit i is
  * set iff slot i is empty, or holds a child with some bit set.  The
- * root's bit RT_IDR_FREE: the top node has a free slot below it (0 while
- * the tree is empty); keys beyond the top node's range are always free.
+ * root's bit RT_IDR_FREE: the top node has a free slot below it, or the
+ * root item (below) is free (0 while the tree is empty); keys beyond the
+ * top node's range are always free.
  * The other tag words stay 0.  A reserved id (allocated without an item)
  * holds RT_IDR_RESERVED, which no item can be (items are 4-byte aligned).
  */
@@ -680,6 +682,19 @@ static inline bool rt_root_idr(const struct radix_tree_root *root)
  * bitmaps of RT_IDA_BITS ids each: key k holds ids k * RT_IDA_BITS and up.
  * A slot holding a bitmap is free iff some bit of it is clear; a bitmap
  * with no bit set is not kept.  No reader ever loads a bitmap.
+ *
+ * The root item: an IDA tree whose only bitmap is key 0's holds it in
+ * root->rnode itself, with no node, as the kernel's IDA keeps its first
+ * ids in its head.  An IDA that goes from no id to one and back then
+ * allocates a bitmap, and no node that would wait for a grace period.  A
+ * root entry that is not internal is such an item (rt_root_item()): key
+ * 0 is the tree's only key, its slot is &root->rnode, its free bit the
+ * root's RT_IDR_FREE bit.  An insert of key 0 into an empty tree makes
+ * it; an insert of any other key moves it into slot 0 of a new leaf
+ * (rt_full_insert_locked()); a shrink never makes one (a top leaf holding
+ * key 0 alone stays).  Bitmaps are blocks of the node allocator, aligned
+ * as nodes: the entry reads as level 0 and not full, so the lookups'
+ * inline descent hands it to the out-of-line one, which knows it.
  */
 #define RT_ROOT_IDA RADIX_TREE_FLAG_IDA_
 #define RT_IDA_BITS 1024U
@@ -693,6 +708,13 @@ _Static_assert(sizeof(struct rt_ida_bitmap) % RT_NODE_ALIGN == 0,
 static inline bool rt_root_ida(const struct radix_tree_root *root)
 {
 	return (root->flags & RT_ROOT_IDA) != 0;
+}
+
+/* Is @top, the entry root->rnode held, the root item (key 0's bitmap in an
+ * IDA tree, held with no node)? */
+static inline bool rt_root_item(const void *top)
+{
+	return top && !rt_is_internal(top);
 }
 
 /*

@@ -259,6 +259,26 @@ static inline void rt_chunk_item(struct radix_tree_iter *iter, struct rt_cnode *
 }
 
 /*
+ * The chunk of the root item (internal.h, "IDR trees"): key 0's slot, the
+ * root's own.  The slot may hold a node by the time it is read, if the
+ * tree grew meanwhile: the gang lookups check (rt_gang()).
+ */
+static void rt_chunk_root(struct radix_tree_iter *iter, const struct radix_tree_root *root)
+{
+	void **slot = (void **)&root->rnode;
+
+	iter->index = 0;
+	iter->next_index = 1;
+	iter->done = 0;
+	iter->tags = 1;
+	iter->chunk = slot;
+	iter->run_end = slot + 1;
+	iter->bias = 0UL - (unsigned long)((uintptr_t)slot / sizeof(void *));
+	iter->parent = NULL;
+	iter->parent_spent = 0;
+}
+
+/*
  * A gang lookup's chunk: compact node @node, reached from its parent, to be
  * searched from @key by the gang lookup itself (rt_gang_cnode(), which
  * searches it anyway: a search here would be done twice).  No item is
@@ -870,6 +890,12 @@ restart:
 	entry = rt_entry_rcu(root->rnode);
 	if (!entry || (tag >= 0 && !(rt_bits_rcu(root->tags) & (1UL << tag))))
 		goto end;
+	if (caa_unlikely(rt_root_item(entry))) {
+		if (index)
+			goto end;  /* key 0 is the only key */
+		rt_chunk_root(iter, root);
+		goto found;
+	}
 	if (index > rt_level_maxindex(rt_entry_level(entry)))
 		goto end;
 search:
@@ -1316,6 +1342,18 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 	rt_reader_check(root, fn);
 	radix_tree_iter_init(&iter, first);
 	while (n < max && (slot = rt_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP, &above, fn))) {
+		if (caa_unlikely(slot == (void **)&root->rnode)) {
+			/* The root item's chunk: the one load of its slot
+			 * finds the item, NULL, or a node if the tree grew
+			 * since; then the walk starts again at key 0. */
+			void *item = rt_entry_rcu(*slot);
+
+			if (rt_is_internal(item))
+				iter.next_index = 0;
+			else if (item)
+				rt_gang_store(items, slots, indices, n++, item, slot, 0);
+			continue;
+		}
 		if (caa_unlikely(iter.parent && rt_entry_compact(iter.parent))) {
 			int tag = flags & RADIX_TREE_ITER_TAGGED
 					  ? (int)(flags & RADIX_TREE_ITER_TAG_MASK)

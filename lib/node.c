@@ -289,7 +289,7 @@ RCURADIX_API int radix_tree_memory(const struct radix_tree_root *root,
 	if (err)
 		return err;
 	top = rt_entry_locked(root, root->rnode);
-	if (top)
+	if (top && !rt_root_item(top))  /* the root item is no node */
 		rt_memory_walk(root, top, &m);
 	rt_writer_exit(rw);
 	mem->nodes = m.nodes;

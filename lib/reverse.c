@@ -280,6 +280,11 @@ restart:
 		child = rt_entry_rcu(root->rnode);
 		if (!child)
 			return NULL;
+		if (rt_root_item(child)) {
+			/* Key 0, the tree's only key, is at or below any. */
+			*index = 0;
+			return child;
+		}
 		if (key > rt_level_maxindex(rt_entry_level(child)))
 			key = rt_level_maxindex(rt_entry_level(child));
 		rt_rwalk_push(w, child, 0);

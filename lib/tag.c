@@ -172,6 +172,8 @@ RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned
 	rt_descend_at(root, index, NULL, &item, &at);
 	if (!item)
 		return 0;
+	if (!at.entry)  /* the root item: its bits are the root's */
+		return (rt_bits_rcu(root->tags) >> tag) & 1UL;
 	if (rt_entry_compact(at.entry))
 		return (rt_bits_rcu(rt_cnode_tags(rt_entry_cnode(at.entry))[at.pos]) >> tag) & 1U;
 	return (rt_bits_rcu(rt_entry_node(at.entry)->tags[tag]) >> at.pos) & 1UL;
@@ -262,7 +264,7 @@ static unsigned long rt_slots_from(unsigned int offset, bool up)
  * have free keys only on the other side of the key: then the search
  * starts again from the key next to that child's range, where every slot
  * qualifies, so it starts again at most once per level.  Keys beyond the
- * top node's range are free.
+ * top node's range are free; beside the root item, every key but 0.
  *
  * A writer may pass @path (tree lock held, @up): it gets the path to the
  * key found, as rt_descend() would record it, so that the caller does not
@@ -279,14 +281,38 @@ rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, boo
 	for (;;) {
 		void *entry = rt_free_load(root, locked, root->rnode);
 		unsigned int level = entry ? rt_entry_level(entry) : 0;
+		bool top_free;
 
 		if (path) {
 			path->depth = 0;
 			path->end = entry ? RT_END_ABOVE : RT_END_EMPTY;
 		}
-		if (!entry || index > rt_level_maxindex(level))
+		if (!entry)
 			break;
-		if (!((rt_free_bits(root, locked, root->tags) >> RT_IDR_FREE) & 1UL)) {
+		top_free = (rt_free_bits(root, locked, root->tags) >> RT_IDR_FREE) & 1UL;
+		/* The root's bit is the top's of the moment: a writer stores
+		 * it after each new top (or NULL) it publishes.  A reader
+		 * that finds the same top after the bit's load (acquire) read
+		 * that top's bit, or a later one of the same top; else the
+		 * bit may be another top's (a tree emptied, or shrunk to a
+		 * full child, reads "no free key"), and it starts again. */
+		if (!locked && rt_entry_rcu(root->rnode) != entry)
+			continue;
+		if (rt_root_item(entry)) {
+			/* Key 0 is the only key: free iff the root's bit
+			 * says so; every other key is free. */
+			if (!index && !top_free) {
+				if (!up)
+					return false;
+				index = 1;
+			}
+			if (path && !index)
+				path->end = RT_END_ROOT;
+			break;
+		}
+		if (index > rt_level_maxindex(level))
+			break;
+		if (!top_free) {
 			/* No free key in the top's range. */
 			if (!up)
 				return false;
@@ -529,6 +555,12 @@ static unsigned long rt_hole(const struct radix_tree_root *root, unsigned long i
 		 * full nodes above it, a compact node's items within it. */
 		if (!rt_descend_spine_slow(root, s.key, &item, &at, stop, &spine) || !item)
 			return s.key;
+		if (!at.entry) {
+			/* The root item: key 0, the tree's only key. */
+			if (rt_hole_advance(&s, 1, up, &ret))
+				return ret;
+			continue;
+		}
 		if (!rt_entry_compact(at.entry)) {
 			if (rt_hole_leaves(&s, &spine, &ret))
 				return ret;

@@ -37,6 +37,25 @@ static inline void rt_step_tags_store(const struct rt_path_step *step, unsigned 
 		rt_step_tags_store_slow(step, tag, old, bits);
 }
 
+/*
+ * The free bit of an IDR tree's slot where a writer's descent ended
+ * (rt_path_slot()): the leaf bits for rt_tag_set_path() and
+ * rt_tag_clear_path(), none for the root item's (a path of depth 0 moves
+ * the root's own bit only); and whether it is set.  Tree lock held.
+ */
+static inline unsigned long rt_path_slot_bit(const struct rt_path *path)
+{
+	return path->depth ? 1UL << path->step[path->depth - 1].pos : 0;
+}
+
+static inline bool rt_path_slot_free(const struct radix_tree_root *root, const struct rt_path *path)
+{
+	if (!path->depth)
+		return (rt_bits_locked(root, root->tags) >> RT_IDR_FREE) & 1UL;
+	return (rt_step_tags(root, &path->step[path->depth - 1], RT_IDR_FREE) &
+		rt_path_slot_bit(path)) != 0;
+}
+
 /* Set @leaf_bits of @tag in @path's leaf, then upward as needed. */
 RT_HIDDEN void rt_tag_set_path(struct radix_tree_root *root, const struct rt_path *path,
 			       unsigned int tag, unsigned long leaf_bits);

@@ -1699,6 +1699,10 @@ static int rt_insert_locked(struct radix_tree_root *root, unsigned long index, v
 		if (path.depth == 1)
 			rt_shrink(root);
 		break;
+	case RT_END_ROOT:
+		/* Only an IDA tree, which plain writers refuse, has one. */
+		rt_assert(!"a plain tree has no root item");
+		return -EEXIST;
 	}
 	rt_items_add(root, 1);
 	return 0;
@@ -1772,6 +1776,38 @@ static void *rt_full_chain_build(void **mem, unsigned int *nr, unsigned int leve
 	return entry;
 }
 
+/*
+ * Make @item, an IDA bitmap for key 0, the root item of empty IDA tree
+ * @root (internal.h, "IDR trees"): no node.  Its slot is free if
+ * @item_free.
+ */
+static void rt_root_item_publish(struct radix_tree_root *root, void *item, bool item_free)
+{
+	/* Read as a level-0 entry that is not full: node-aligned. */
+	rt_assert(rt_root_item(item) && !((uintptr_t)item & (RT_NODE_ALIGN - 1)));
+	rt_items_add(root, 1);
+	/* Publish: the bitmap, the whole tree at once; then its free bit
+	 * (release), as for a first node. */
+	rt_publish(root->rnode, item);
+	rt_bits_store(root->tags, item_free ? 1UL << RT_IDR_FREE : 0UL);
+}
+
+/*
+ * Delete the root item of @root: the tree is empty after.  Its free bit
+ * first, as rt_delete_at() sets an id's, then the slot.
+ */
+static void *rt_root_item_delete(struct radix_tree_root *root)
+{
+	void *item = rt_entry_locked(root, root->rnode);
+
+	rt_bits_store(root->tags, 1UL << RT_IDR_FREE);
+	/* Unpublish: readers now find an empty tree. */
+	rt_publish(root->rnode, NULL);
+	rt_bits_store(root->tags, 0UL);
+	rt_items_add(root, -1);
+	return item;
+}
+
 int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
 			  const struct rt_path *path, void *item, bool item_free, gfp_t gfp)
 {
@@ -1784,6 +1820,8 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
 	rt_assert(rt_root_idr(root) && index <= RT_IDR_MAX_KEY);
 	rt_assert(rt_path_is_current(root, index, path));
 	switch (path->end) {
+	case RT_END_ROOT:
+		return -EEXIST;  /* key 0 holds the root item */
 	case RT_END_SLOT:
 		if (rt_entry_locked(root, *rt_step_slot(leaf)))
 			return -EEXIST;
@@ -1795,14 +1833,20 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
 		rt_items_add(root, 1);
 		return 0;
 	case RT_END_EMPTY:
+		if (!leaf && index == 0 && rt_root_ida(root)) {
+			rt_root_item_publish(root, item, item_free);
+			return 0;
+		}
 		level = leaf ? rt_entry_level(leaf->entry) - 1 : rt_level_for(index);
 		nr = level + 1;
 		break;
 	case RT_END_ABOVE:
 		/* A new top, the old one under its slot 0 through a node per
-		 * level between them, and the key's chain under another. */
+		 * level between them, and the key's chain under another.  The
+		 * root item counts as a top below level 0: a new leaf takes
+		 * it, and is the new top if it holds the key too. */
 		level = rt_level_for(index);
-		nr = (level - top_level) + level;
+		nr = rt_root_item(top) ? 2 * level + 1 : (level - top_level) + level;
 		break;
 	default:
 		/* Only compact nodes end a descent otherwise. */
@@ -1818,18 +1862,35 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
 	rt_items_add(root, 1);
 	if (path->end == RT_END_ABOVE) {
 		bool top_free = (rt_bits_locked(root, root->tags) >> RT_IDR_FREE) & 1UL;
-		void *chain = rt_full_chain_build(mem, &nr, level - 1, index, item, item_free);
+		unsigned int offset = rt_offset(index, level);
 		struct rt_node *node;
 
 		/* Slot 0 is free above the old top if the old top has a free
 		 * slot, and always higher up, above a node of one child. */
 		entry = top;
-		for (i = top_level + 1; i < level; i++, top_free = true)
-			entry = rt_full_node_build(mem[--nr], i, 0, entry, top_free);
-		entry = rt_full_node_build(mem[--nr], level, 0, entry, top_free);
-		node = rt_entry_node(entry);
-		node->slots[rt_offset(index, level)] = chain;
-		node->present |= 1UL << rt_offset(index, level);
+		i = top_level + 1;
+		if (rt_root_item(top)) {
+			entry = rt_full_node_build(mem[--nr], 0, 0, top, top_free);
+			top_free = true;
+			i = 1;
+		}
+		if (level >= i) {
+			void *chain = rt_full_chain_build(mem, &nr, level - 1, index, item, item_free);
+
+			for (; i < level; i++, top_free = true)
+				entry = rt_full_node_build(mem[--nr], i, 0, entry, top_free);
+			entry = rt_full_node_build(mem[--nr], level, 0, entry, top_free);
+			node = rt_entry_node(entry);
+			node->slots[offset] = chain;
+		} else {
+			/* The root item's leaf is the new top: the item
+			 * beside it, its slot taken unless @item_free. */
+			node = rt_entry_node(entry);
+			node->slots[offset] = item;
+			if (!item_free)
+				node->tags[RT_IDR_FREE] &= ~(1UL << offset);
+		}
+		node->present |= 1UL << offset;
 		rt_assert(nr == 0);
 		/* Publish: the new top, complete, the old tree under it.
 		 * Then the root's free bit (release): a reader that sees it
@@ -1862,6 +1923,8 @@ void *rt_delete_locked(struct radix_tree_root *root, unsigned long index)
 	rt_assert_locked(root);
 	if (!slot || !rt_entry_locked(root, *slot))
 		return NULL;
+	if (path.end == RT_END_ROOT)
+		return rt_root_item_delete(root);
 	return rt_delete_at(root, &path, NULL);
 }
 
@@ -2124,7 +2187,7 @@ void rt_destroy_locked(struct radix_tree_root *root)
 	 * keep a consistent old tree until their grace period ends. */
 	rt_publish(root->rnode, NULL);
 	rt_bits_store(root->tags, 0UL);
-	if (top)
+	if (top && !rt_root_item(top))
 		rt_free_subtree(root, top);
 	root->nr_nodes = 0;
 	rt_items_add(root, -(long)root->nr_items);

@@ -17,7 +17,8 @@
  * bits), else it is taken.  @path: the path to @index, as rt_descend()
  * records it (rt_free_find() gives it), with no change to the tree since.
  * The nodes it needs are full nodes, built privately and published with
- * one store.  @gfp: whether it may allocate, else it takes the thread's
+ * one store; key 0 of an empty IDA tree needs none (the root item,
+ * internal.h).  @gfp: whether it may allocate, else it takes the thread's
  * reserve (idr_preload()).  Tree lock held.  Returns 0, -EEXIST (the key
  * holds an entry) or -ENOMEM; on error the tree is unchanged.
  */

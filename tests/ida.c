@@ -877,6 +877,262 @@ Test(ida, ida_destroy_frees_everything_and_the_ida_is_reusable)
 	finish(&ida);
 }
 
+/* ---- the root item -------------------------------------------------------- */
+
+/* What the readers of @a's tree say when it holds key 0's bitmap @bitmap
+ * and nothing else. */
+static void root_item_readers_check(struct ida *a, void *bitmap)
+{
+	const struct radix_tree_root *rt = &a->ida_rt;
+	struct radix_tree_iter iter;
+	void *res[4], **slots[4], **slot;
+	unsigned long idx[4], key = ULONG_MAX, seen = 0;
+
+	urcu_memb_read_lock();
+	cr_assert_eq(radix_tree_lookup(rt, 0), bitmap);
+	cr_assert_null(radix_tree_lookup(rt, 1));
+	cr_assert_null(radix_tree_lookup(rt, RT_MAP_SIZE));
+	cr_assert_null(radix_tree_lookup(rt, ULONG_MAX));
+	slot = radix_tree_lookup_slot(rt, 0);
+	cr_assert(slot && *slot == bitmap);
+	cr_assert_null(radix_tree_lookup_slot(rt, 1));
+	cr_assert_not(radix_tree_empty(rt));
+	cr_assert_eq(radix_tree_count(rt), 1);
+	cr_assert_eq(radix_tree_count_range(rt, 0, ULONG_MAX), 1);
+	cr_assert_eq(radix_tree_count_range(rt, 0, 0), 1);
+	cr_assert_eq(radix_tree_count_range(rt, 1, ULONG_MAX), 0);
+	cr_assert_eq(radix_tree_next_hole(rt, 0, 5), 1);
+	cr_assert_eq(radix_tree_next_hole(rt, 0, 1), 1);  /* all present: index + max_scan */
+	cr_assert_eq(radix_tree_next_hole(rt, 1, 5), 1);
+	cr_assert_eq(radix_tree_prev_hole(rt, 0, 5), ULONG_MAX);
+	cr_assert_eq(radix_tree_prev_hole(rt, 3, 5), 3);
+	cr_assert_eq(radix_tree_gang_lookup(rt, res, 0, 4), 1);
+	cr_assert_eq(res[0], bitmap);
+	cr_assert_eq(radix_tree_gang_lookup(rt, res, 1, 4), 0);
+	cr_assert_eq(radix_tree_gang_lookup_slot(rt, slots, idx, 0, 4), 1);
+	cr_assert(idx[0] == 0 && *slots[0] == bitmap);
+	cr_assert_eq(radix_tree_lookup_le(rt, &key), bitmap);
+	cr_assert_eq(key, 0);
+	cr_assert_eq(radix_tree_gang_lookup_reverse(rt, res, idx, ULONG_MAX, 4), 1);
+	cr_assert(res[0] == bitmap && idx[0] == 0);
+	radix_tree_for_each_slot(slot, rt, &iter, 0) {
+		cr_assert_eq(iter.index, 0);
+		cr_assert_eq(*slot, bitmap);
+		seen++;
+	}
+	cr_assert_eq(seen, 1);
+	radix_tree_for_each_slot(slot, rt, &iter, 1)
+		cr_assert_fail("key %lu found past the root item", iter.index);
+	urcu_memb_read_unlock();
+}
+
+/* The level of the top node of a tree that holds key @key. */
+static unsigned long levels_for(unsigned long key)
+{
+	unsigned int bits = key ? RT_BITS_PER_LONG - (unsigned int)__builtin_clzl(key) : 1;
+
+	return (bits + RT_MAP_SHIFT - 1) / RT_MAP_SHIFT - 1;
+}
+
+/*
+ * An IDA whose only bitmap is key 0's holds it in the root, with no node:
+ * its first id costs a bitmap, and an IDA going from no id to one and
+ * back allocates no node.  Every reader of the tree finds key 0 there and
+ * no other key.  A second bitmap puts both in a leaf (the same bitmap
+ * block, moved); the leaf stays when the second goes; a far id grows the
+ * tree from the root item by several levels at once.
+ */
+Test(ida, a_lone_first_bitmap_is_held_in_the_root)
+{
+	struct rcuradix_stats before;
+	unsigned long far_key = (1UL << 30) / IDS_PER_BITMAP;
+	void *bitmap;
+
+	rcuradix_thread_cache_flush();
+	before = stats();
+	alloc_expect(&ida, 0, UINT_MAX, 0);
+	cr_assert_eq(tree_nodes(&ida), 0);
+	cr_assert_eq(held_bytes(stats()) - held_bytes(before), BITMAP_BYTES);
+	verify(&ida);
+	bitmap = radix_tree_lookup(&ida.ida_rt, 0);
+	cr_assert_not_null(bitmap);
+	root_item_readers_check(&ida, bitmap);
+	/* Free while it has a clear id: tag 0 (IDR_FREE) says so. */
+	cr_assert_eq(radix_tree_tag_get(&ida.ida_rt, 0, 0), 1);
+	cr_assert_eq(radix_tree_tagged(&ida.ida_rt, 0), 1);
+	alloc_run(&ida, 1, IDS_PER_BITMAP - 1);
+	cr_assert_eq(radix_tree_tag_get(&ida.ida_rt, 0, 0), 0);
+	cr_assert_eq(radix_tree_tagged(&ida.ida_rt, 0), 0);
+	cr_assert_eq(tree_nodes(&ida), 0);
+	verify(&ida);
+	root_item_readers_check(&ida, bitmap);
+	ida_free(&ida, 7);
+	cr_assert_eq(radix_tree_tag_get(&ida.ida_rt, 0, 0), 1);
+	alloc_expect(&ida, 0, UINT_MAX, 7);
+	verify(&ida);
+
+	/* A second bitmap: one leaf for both; the first is the same block. */
+	alloc_expect(&ida, 0, UINT_MAX, (int)IDS_PER_BITMAP);
+	cr_assert_eq(tree_nodes(&ida), 1);
+	verify(&ida);
+	cr_assert_eq(radix_tree_lookup(&ida.ida_rt, 0), bitmap);
+	cr_assert_not_null(radix_tree_lookup(&ida.ida_rt, 1));
+	cr_assert_eq(radix_tree_count_range(&ida.ida_rt, 0, ULONG_MAX), 2);
+	ida_free(&ida, IDS_PER_BITMAP);
+	cr_assert_eq(tree_nodes(&ida), 1, "a leaf holding key 0 alone stays a leaf");
+	verify(&ida);
+	free_run(&ida, 0, IDS_PER_BITMAP);
+	cr_assert(ida_is_empty(&ida));
+	cr_assert_eq(tree_nodes(&ida), 0);
+	verify(&ida);
+
+	/* From the root item up to a far key in one insert, and back. */
+	alloc_expect(&ida, 0, UINT_MAX, 0);
+	bitmap = radix_tree_lookup(&ida.ida_rt, 0);
+	alloc_expect(&ida, 1U << 30, UINT_MAX, 1 << 30);
+	cr_assert_eq(tree_nodes(&ida), 2 * levels_for(far_key) + 1);
+	verify(&ida);
+	cr_assert_eq(radix_tree_lookup(&ida.ida_rt, 0), bitmap);
+	cr_assert_eq(radix_tree_count_range(&ida.ida_rt, 0, ULONG_MAX), 2);
+	cr_assert_eq(radix_tree_next_hole(&ida.ida_rt, 0, 5), 1);
+	alloc_expect(&ida, 0, UINT_MAX, 1);
+	ida_free(&ida, 1U << 30);
+	cr_assert_eq(tree_nodes(&ida), 1);
+	verify(&ida);
+	ida_free(&ida, 0);
+	ida_free(&ida, 1);
+	cr_assert_eq(tree_nodes(&ida), 0);
+
+	/* No id to one and back: a bitmap each time, and no node. */
+	rcuradix_thread_cache_flush();
+	before = stats();
+	for (unsigned int i = 0; i < 100; i++) {
+		alloc_expect(&ida, 0, UINT_MAX, 0);
+		ida_free(&ida, 0);
+	}
+	cr_assert_eq(stats().nodes_allocated - before.nodes_allocated, 100,
+		     "100 pairs allocated %lu blocks", stats().nodes_allocated - before.nodes_allocated);
+	cr_assert_eq(stats().bytes_allocated - before.bytes_allocated, 100 * BITMAP_BYTES,
+		     "100 pairs allocated %lu bytes", stats().bytes_allocated - before.bytes_allocated);
+	finish(&ida);
+}
+
+/*
+ * Readers of an IDA's tree while a writer makes and unmakes the root
+ * item: key 0's bitmap alone in the root, then with key 1's in a leaf,
+ * then alone in that leaf, then nothing.  A reader that took the root's
+ * slot as a chunk may load it after the tree grew, and find a node there:
+ * the gang lookups look again from the root, so that no reader ever
+ * returns a node for an item.  The readers check that every entry they
+ * get is a bitmap block (node-aligned, not an internal entry), at keys 0
+ * and 1 only; they never read a bitmap (freed at once, as every IDA's).
+ *
+ * Regression (hole scans of every IDR tree): a reader's free scan loaded
+ * the top leaf; the writer deleted the leaf's last key, unpublished the
+ * leaf and cleared the root's free bit (an empty tree's); the reader then
+ * loaded that bit as the leaf's, took keys 0..63 for taken, and
+ * radix_tree_next_hole(0, 4) answered 4 though keys 2 and 3 were never
+ * present.  The same held after a shrink to a full child.
+ */
+#define RI_READERS 2
+
+enum ri_check { RI_GANG, RI_REVERSE, RI_LOOKUP, RI_LE, RI_HOLE, RI_COUNT, RI_CHECKS };
+static const char *const ri_check_names[RI_CHECKS] = {
+	"gang lookup", "reverse gang lookup", "lookup", "lookup_le", "next_hole", "count_range",
+};
+
+static struct ida ri_ida;
+static int ri_stop;
+
+struct ri_arg {
+	unsigned long iterations, singles;
+	unsigned long bad[RI_CHECKS];
+};
+
+static bool ri_entry_ok(const void *e)
+{
+	return e && !((uintptr_t)e & (RT_NODE_ALIGN - 1));
+}
+
+static void *ri_reader(void *p)
+{
+	struct ri_arg *a = p;
+	const struct radix_tree_root *rt = &ri_ida.ida_rt;
+
+	urcu_memb_register_thread();
+	while (!__atomic_load_n(&ri_stop, __ATOMIC_ACQUIRE)) {
+		void *res[4], *e;
+		unsigned long idx[4], key = ULONG_MAX;
+		unsigned int n;
+
+		urcu_memb_read_lock();
+		n = radix_tree_gang_lookup(rt, res, 0, 4);
+		a->bad[RI_GANG] += n > 2;
+		for (unsigned int i = 0; i < n; i++)
+			a->bad[RI_GANG] += !ri_entry_ok(res[i]);
+		if (n == 1)
+			__atomic_fetch_add(&a->singles, 1, __ATOMIC_RELAXED);
+		n = radix_tree_gang_lookup_reverse(rt, res, idx, ULONG_MAX, 4);
+		for (unsigned int i = 0; i < n; i++)
+			a->bad[RI_REVERSE] += !ri_entry_ok(res[i]) || idx[i] > 1;
+		e = radix_tree_lookup(rt, 0);
+		a->bad[RI_LOOKUP] += e && !ri_entry_ok(e);
+		e = radix_tree_lookup_le(rt, &key);
+		a->bad[RI_LE] += e && (!ri_entry_ok(e) || key > 1);
+		a->bad[RI_HOLE] += radix_tree_next_hole(rt, 0, 4) > 2;
+		a->bad[RI_COUNT] += radix_tree_count_range(rt, 0, ULONG_MAX) > 2;
+		urcu_memb_read_unlock();
+		__atomic_fetch_add(&a->iterations, 1, __ATOMIC_RELAXED);
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+Test(ida, readers_meet_the_root_item_made_and_moved, .timeout = 120)
+{
+	static struct ri_arg args[RI_READERS];
+	pthread_t threads[RI_READERS];
+	unsigned long ops = 0, min_iterations = t_scaled(20000);
+
+	ida_init(&ri_ida);
+	__atomic_store_n(&ri_stop, 0, __ATOMIC_RELAXED);
+	for (unsigned int t = 0; t < RI_READERS; t++) {
+		memset(&args[t], 0, sizeof(args[t]));
+		cr_assert_eq(pthread_create(&threads[t], NULL, ri_reader, &args[t]), 0);
+	}
+	for (;;) {
+		bool enough = ops >= t_scaled(20000);
+
+		/* Until every reader has also met key 0's bitmap alone. */
+		for (unsigned int t = 0; t < RI_READERS; t++)
+			enough = enough &&
+				 __atomic_load_n(&args[t].iterations, __ATOMIC_RELAXED) >=
+					 min_iterations &&
+				 __atomic_load_n(&args[t].singles, __ATOMIC_RELAXED) > 0;
+		if (enough || ops >= 400 * t_scaled(20000))
+			break;
+		cr_assert_eq(ida_alloc(&ri_ida, GFP_KERNEL), 0);          /* the root item */
+		cr_assert_eq(ida_alloc_min(&ri_ida, IDS_PER_BITMAP, GFP_KERNEL),
+			     (int)IDS_PER_BITMAP);                        /* a leaf for both */
+		ida_free(&ri_ida, IDS_PER_BITMAP);                        /* the leaf stays */
+		ida_free(&ri_ida, 0);                                     /* empty */
+		ops++;
+	}
+	__atomic_store_n(&ri_stop, 1, __ATOMIC_RELEASE);
+	for (unsigned int t = 0; t < RI_READERS; t++) {
+		cr_assert_eq(pthread_join(threads[t], NULL), 0);
+		for (unsigned int c = 0; c < RI_CHECKS; c++)
+			cr_assert_eq(args[t].bad[c], 0, "reader %u: %lu wrong answers from %s", t,
+				     args[t].bad[c], ri_check_names[c]);
+		cr_assert_geq(args[t].iterations, min_iterations, "reader %u ran %lu times", t,
+			      args[t].iterations);
+		cr_assert_gt(args[t].singles, 0, "reader %u never met key 0's bitmap alone", t);
+	}
+	cr_assert(ida_is_empty(&ri_ida));
+	verify(&ri_ida);
+	finish(&ri_ida);
+}
+
 /* ---- several threads on one IDA ---------------------------------------- */
 
 /*
@@ -1390,11 +1646,12 @@ Test(ida, each_failed_allocation_gives_enomem_and_changes_nothing)
 {
 	const unsigned int leaf_ids = RT_MAP_SIZE * IDS_PER_BITMAP;
 
-	/* The first id: a bitmap and the tree's first node. */
-	cr_assert_eq(alloc_under_faults(0, UINT_MAX, 0), 2);
+	/* The first id: a bitmap, held in the root (no node). */
+	cr_assert_eq(alloc_under_faults(0, UINT_MAX, 0), 1);
 	alloc_run(&ida, 1, IDS_PER_BITMAP - 1);
-	/* The first id of a new bitmap, in the same leaf: its 128 bytes. */
-	cr_assert_eq(alloc_under_faults(0, UINT_MAX, IDS_PER_BITMAP), 1);
+	/* The first id of a second bitmap: its 128 bytes and the tree's
+	 * first node, the leaf that takes both bitmaps. */
+	cr_assert_eq(alloc_under_faults(0, UINT_MAX, IDS_PER_BITMAP), 2);
 	/* ...and the same in the middle of a range that starts in the full
 	 * bitmap 0. */
 	alloc_run(&ida, IDS_PER_BITMAP + 1, IDS_PER_BITMAP - 1);

@@ -441,8 +441,8 @@ static inline bool ida_is_empty(const struct ida *ida)
  * @ida: the IDA; empty and usable again afterwards.
  *
  * Not needed once every id was freed: an empty IDA owns no memory, as in
- * the kernel (its last bitmap goes with its last id, its last node to
- * call_rcu).
+ * the kernel (its last bitmap goes with its last id, its last node, if
+ * any, to call_rcu).
  *
  * Context: Writer (takes the IDA's lock).
  * Return: nothing.
