@@ -804,7 +804,18 @@ enum rt_transition {
 
 #ifdef RT_DEBUG
 RT_HIDDEN extern unsigned long rt_transitions[RT_TR_COUNT];
-#define rt_transition(t) uatomic_inc(&rt_transitions[t])
+/* Tests: called by the writer at each transition it counts, lock held;
+ * NULL: none.  A test that holds the writer there (until its readers have
+ * made progress) makes the window after the count as wide as it wants. */
+RT_HIDDEN extern void (*rt_transition_hook)(enum rt_transition t);
+static inline void rt_transition(enum rt_transition t)
+{
+	void (*hook)(enum rt_transition) = __atomic_load_n(&rt_transition_hook, __ATOMIC_ACQUIRE);
+
+	uatomic_inc(&rt_transitions[t]);
+	if (hook)
+		hook(t);
+}
 /* Tests: when set, every copy of a compact node above the leaves goes
  * through the plan (tree.c, rt_insert_copy()), none through the direct
  * copies, so that a test can compare the trees both ways build; and the

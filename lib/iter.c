@@ -893,6 +893,11 @@ restart:
 	if (caa_unlikely(rt_root_item(entry))) {
 		if (index)
 			goto end;  /* key 0 is the only key */
+		/* A tagged walk read the root's bits after the item: they
+		 * were the item's own if the item is still there (else a
+		 * new top's: look again). */
+		if (tag >= 0 && rt_entry_rcu(root->rnode) != entry)
+			goto restart;
 		rt_chunk_root(iter, root);
 		goto found;
 	}

@@ -169,11 +169,21 @@ RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned
 	if (!root)
 		return 0;
 	rt_reader_check(root, __func__);
-	rt_descend_at(root, index, NULL, &item, &at);
-	if (!item)
-		return 0;
-	if (!at.entry)  /* the root item: its bits are the root's */
-		return (rt_bits_rcu(root->tags) >> tag) & 1UL;
+	for (;;) {
+		unsigned long bits;
+
+		rt_descend_at(root, index, NULL, &item, &at);
+		if (!item)
+			return 0;
+		if (at.entry)
+			break;
+		/* The root item: its bits are the root's, which stand for
+		 * whatever top the root holds when they are loaded (acquire).
+		 * The item still there after them: they were its own. */
+		bits = rt_bits_rcu(root->tags);
+		if (rt_entry_rcu(root->rnode) == item)
+			return (bits >> tag) & 1UL;
+	}
 	if (rt_entry_compact(at.entry))
 		return (rt_bits_rcu(rt_cnode_tags(rt_entry_cnode(at.entry))[at.pos]) >> tag) & 1U;
 	return (rt_bits_rcu(rt_entry_node(at.entry)->tags[tag]) >> at.pos) & 1UL;
@@ -289,18 +299,18 @@ rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, boo
 		}
 		if (!entry)
 			break;
-		top_free = (rt_free_bits(root, locked, root->tags) >> RT_IDR_FREE) & 1UL;
-		/* The root's bit is the top's of the moment: a writer stores
-		 * it after each new top (or NULL) it publishes.  A reader
-		 * that finds the same top after the bit's load (acquire) read
-		 * that top's bit, or a later one of the same top; else the
-		 * bit may be another top's (a tree emptied, or shrunk to a
-		 * full child, reads "no free key"), and it starts again. */
-		if (!locked && rt_entry_rcu(root->rnode) != entry)
-			continue;
+		/* The root's bit, the writer's shortcut.  A reader does not
+		 * read it: the writer stores it after the top it stands for
+		 * (a new top, NULL, a shrink's child), so a reader may pair a
+		 * top with another's bit, and a clear bit would pass free
+		 * keys over.  A reader reads the top's own free word below,
+		 * and takes the root item's key as free (its caller checks
+		 * whether the key is present). */
+		top_free = !locked || ((rt_free_bits(root, locked, root->tags) >> RT_IDR_FREE) & 1UL);
 		if (rt_root_item(entry)) {
 			/* Key 0 is the only key: free iff the root's bit
-			 * says so; every other key is free. */
+			 * says so (a reader: maybe); every other key is
+			 * free. */
 			if (!index && !top_free) {
 				if (!up)
 					return false;

@@ -24,6 +24,7 @@
 
 #ifdef RT_DEBUG
 unsigned long rt_transitions[RT_TR_COUNT];
+void (*rt_transition_hook)(enum rt_transition t);
 int rt_copy_by_plan;
 unsigned long rt_copies_direct[2];
 #endif
@@ -1893,11 +1894,14 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
 		node->present |= 1UL << offset;
 		rt_assert(nr == 0);
 		/* Publish: the new top, complete, the old tree under it.
-		 * Then the root's free bit (release): a reader that sees it
-		 * finds a top with free slots, and a new top always has. */
+		 * Then the root's free bit (release), for writers: a new top
+		 * always has a free slot.  Readers do not read that bit: one
+		 * may meet the new top with the old bit, as when the writer
+		 * is preempted here, where the transition is counted (debug
+		 * builds: the tests' hook holds the writer there). */
 		rt_publish(root->rnode, entry);
-		rt_bits_store(root->tags, 1UL << RT_IDR_FREE);
 		rt_transition(RT_TR_GROW_ROOT);
+		rt_bits_store(root->tags, 1UL << RT_IDR_FREE);
 		return 0;
 	}
 	entry = rt_full_chain_build(mem, &nr, level, index, item, item_free);
@@ -1977,13 +1981,14 @@ static void rt_shrink(struct radix_tree_root *root)
 	/* Unpublish the old top nodes: readers already on them still find
 	 * the child until their grace period ends. */
 	rt_publish(root->rnode, entry);
+	/* Counted between the top and the root's bit, as a grow. */
+	rt_transition(RT_TR_SHRINK);
 	if (rt_root_idr(root)) {
 		/* The old tops had free slots; the new one may have none. */
 		unsigned long free = rt_bits_locked(root, rt_entry_node(entry)->tags[RT_IDR_FREE]);
 
 		rt_bits_store(root->tags, free ? 1UL << RT_IDR_FREE : 0UL);
 	}
-	rt_transition(RT_TR_SHRINK);
 	while (top != entry) {
 		void *next = rt_top_shrink_child(root, top);
 

@@ -97,7 +97,8 @@ unsigned int t_height(const struct radix_tree_root *root)
 {
 	const void *top = root->rnode;
 
-	return top ? rt_entry_level(top) + 1 : 0;
+	/* An IDA's root item is no node: height 0, as an empty tree. */
+	return top && rt_is_internal(top) ? rt_entry_level(top) + 1 : 0;
 }
 
 void t_assert_no_nodes(void)

@@ -1003,6 +1003,26 @@ Test(ida, a_lone_first_bitmap_is_held_in_the_root)
 	ida_free(&ida, 1);
 	cr_assert_eq(tree_nodes(&ida), 0);
 
+	/* From a full root item (its slot taken, the root's bit clear): to
+	 * a leaf, and up to a far key; the new nodes' free words say key
+	 * 0's slot is taken (verify checks every free word). */
+	for (int far = 0; far < 2; far++) {
+		unsigned int next = far ? 1U << 30 : IDS_PER_BITMAP;
+
+		alloc_run(&ida, 0, IDS_PER_BITMAP);
+		cr_assert_eq(tree_nodes(&ida), 0);
+		cr_assert_eq(radix_tree_tag_get(&ida.ida_rt, 0, 0), 0);
+		verify(&ida);
+		alloc_expect(&ida, next, UINT_MAX, (int)next);
+		cr_assert_eq(tree_nodes(&ida), 2 * levels_for(next / IDS_PER_BITMAP) + 1);
+		verify(&ida);
+		alloc_expect(&ida, 1, UINT_MAX, (int)IDS_PER_BITMAP + (far ? 0 : 1));
+		ida_free(&ida, IDS_PER_BITMAP + (far ? 0 : 1));
+		ida_free(&ida, next);
+		free_run(&ida, 0, IDS_PER_BITMAP);
+		cr_assert_eq(tree_nodes(&ida), 0);
+	}
+
 	/* No id to one and back: a bitmap each time, and no node. */
 	rcuradix_thread_cache_flush();
 	before = stats();
@@ -1131,6 +1151,82 @@ Test(ida, readers_meet_the_root_item_made_and_moved, .timeout = 120)
 	cr_assert(ida_is_empty(&ri_ida));
 	verify(&ri_ida);
 	finish(&ri_ida);
+}
+
+/*
+ * Regression: radix_tree_tag_get() of key 0 when the root item is the
+ * tree's.  Its tag bits are the root's, and the writer stores those after
+ * each top it publishes: a reader loaded the root item (key 0's bitmap,
+ * full: its free bit clear), the writer grew the tree to a leaf for id
+ * 1024 and set the root's free bit for the leaf, and the reader returned
+ * that bit as key 0's: "free" for a bitmap full all along (one call in
+ * 1,000 to 3,000 here).  A reader now keeps the root's bits only if the
+ * item is still the root's after them; so does a tagged walk, which reads
+ * the same bits.  The writer's phases: key 0's bitmap full
+ * in the root, then grown into a leaf and back to that leaf alone, key 0
+ * full throughout (odd phase numbers), then emptied.
+ */
+static struct ida tg_ida;
+static unsigned long tg_phase;  /* odd: key 0's bitmap is full throughout */
+static int tg_stop;
+
+struct tg_arg {
+	unsigned long checks, bad;
+};
+
+static void *tg_reader(void *p)
+{
+	struct tg_arg *a = p;
+
+	urcu_memb_register_thread();
+	while (!__atomic_load_n(&tg_stop, __ATOMIC_ACQUIRE)) {
+		unsigned long before = __atomic_load_n(&tg_phase, __ATOMIC_ACQUIRE), after;
+		int free;
+		struct radix_tree_iter iter;
+		void **slot;
+
+		urcu_memb_read_lock();
+		free = radix_tree_tag_get(&tg_ida.ida_rt, 0, 0);
+		/* A tagged walk reads the same bits. */
+		radix_tree_iter_init(&iter, 0);
+		slot = radix_tree_next_chunk(&tg_ida.ida_rt, &iter, RADIX_TREE_ITER_TAGGED | 0);
+		urcu_memb_read_unlock();
+		after = __atomic_load_n(&tg_phase, __ATOMIC_ACQUIRE);
+		if ((before & 1) && before == after) {
+			a->checks++;
+			a->bad += free != 0;
+			a->bad += slot && iter.index == 0;
+		}
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+Test(ida, tag_get_of_the_root_item_while_the_tree_grows, .timeout = 120)
+{
+	struct tg_arg arg = { 0, 0 };
+	unsigned long rounds = t_scaled(3000);
+	pthread_t reader;
+
+	ida_init(&tg_ida);
+	cr_assert_eq(pthread_create(&reader, NULL, tg_reader, &arg), 0);
+	for (unsigned long round = 0; round < rounds; round++) {
+		for (unsigned int i = 0; i < IDS_PER_BITMAP; i++)
+			cr_assert_eq(ida_alloc(&tg_ida, GFP_KERNEL), (int)i);
+		__atomic_fetch_add(&tg_phase, 1, __ATOMIC_RELEASE);  /* odd */
+		for (int k = 0; k < 8; k++) {
+			cr_assert_eq(ida_alloc(&tg_ida, GFP_KERNEL), (int)IDS_PER_BITMAP);
+			ida_free(&tg_ida, IDS_PER_BITMAP);
+		}
+		__atomic_fetch_add(&tg_phase, 1, __ATOMIC_RELEASE);  /* even */
+		free_run(&tg_ida, 0, IDS_PER_BITMAP);
+	}
+	__atomic_store_n(&tg_stop, 1, __ATOMIC_RELEASE);
+	cr_assert_eq(pthread_join(reader, NULL), 0);
+	cr_assert_eq(arg.bad, 0, "%lu of %lu rounds of calls said key 0's full bitmap was free",
+		     arg.bad, arg.checks);
+	cr_assert_gt(arg.checks, 0);
+	finish(&tg_ida);
 }
 
 /* ---- several threads on one IDA ---------------------------------------- */
@@ -1672,6 +1768,15 @@ Test(ida, each_failed_allocation_gives_enomem_and_changes_nothing)
 	ida_free(&ida, 3 * leaf_ids + 5);
 	free_run(&ida, 1U << 30, 2);
 	ida_free(&ida, INT_MAX);
+	cr_assert(ida_is_empty(&ida));
+
+	/* Up from the root item, full, to a far key: its bitmap and a node
+	 * per level twice (key 0's way up and the far key's). */
+	alloc_run(&ida, 0, IDS_PER_BITMAP);
+	cr_assert_eq(alloc_under_faults(1U << 30, UINT_MAX, 1 << 30),
+		     2 * levels_for((1U << 30) / IDS_PER_BITMAP) + 2);
+	free_run(&ida, 0, IDS_PER_BITMAP);
+	ida_free(&ida, 1U << 30);
 	finish(&ida);
 }
 
@@ -1784,7 +1889,11 @@ Test(ida, idr_preload_covers_the_worst_nowait_allocation)
 	rt_fault_fail_all(false);
 	idr_preload_end();
 	cr_assert_eq(after.nodes_allocated, before.nodes_allocated, "the allocator was asked");
-	cr_assert_gt(before.nodes_reserved - after.nodes_reserved, 2, "a tree grown by levels");
+	/* From the root item: the bitmap and a node per level twice, the
+	 * worst an IDA's insert takes. */
+	cr_assert_eq(before.nodes_reserved - after.nodes_reserved,
+		     2 * levels_for((INT_MAX - 5) / IDS_PER_BITMAP) + 2, "took %lu from the reserve",
+		     before.nodes_reserved - after.nodes_reserved);
 	verify(&ida);
 	ida_free(&ida, INT_MAX - 5);
 	ida_free(&ida, 0);

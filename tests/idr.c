@@ -2821,3 +2821,152 @@ Test(idr, qsbr_readers_against_a_writer, .timeout = 120)
 {
 	c_run(&t_qsbr_ops);
 }
+
+/* ---- hole scans while the top changes ---------------------------------------- */
+
+/*
+ * Regression: a reader's hole scan on an IDR first follows the free words,
+ * and took the root's free bit as its top's.  The writer stores that bit
+ * after each top it publishes, so a reader could pair a top with another
+ * top's bit:
+ *   - emptied: the scan loaded the top leaf; the writer removed the leaf's
+ *     last id, unpublished the leaf and cleared the bit (an empty tree's);
+ *     the scan took keys 0..63 for taken, and next_hole(0, 4) answered 4
+ *     though ids 1..3 were never allocated;
+ *   - grown (64-slot build): ids 0..63 stay (a full leaf, its bit clear), id 64 comes and
+ *     goes; the writer published the level-1 top for id 64 and was
+ *     preempted before it set the bit; every scan meanwhile took keys
+ *     0..4095 for taken, and next_hole(60, 10) answered 70 though ids
+ *     65..69 were never allocated.  (Removing id 64 shrinks the tree back
+ *     to the leaf: the same with the old top and the leaf's bit.)
+ * A reader now reads its top's own free word.  Readers run these scans
+ * while the writer makes such changes; a scan that reaches a key never
+ * allocated must stop there.
+ */
+enum th_mode { TH_EMPTIED, TH_GROWN };
+
+struct th_reader {
+	enum th_mode mode;
+	unsigned long iterations, bad, last_bad;
+};
+
+static int th_stop;
+static struct th_reader th_readers[2];
+
+/*
+ * The writer's hook at a grow or a shrink (debug builds: lib/internal.h),
+ * between the new top's publication and the root's free bit: it waits
+ * there until a reader has run two more scans (bounded, in case none
+ * can), so that a scan meets the new top with the old bit every time,
+ * not only when the writer happens to be preempted there.
+ */
+static void th_hold(enum rt_transition t)
+{
+	unsigned long start[2];
+
+	if (t != RT_TR_GROW_ROOT && t != RT_TR_SHRINK)
+		return;
+	for (unsigned int r = 0; r < 2; r++)
+		start[r] = __atomic_load_n(&th_readers[r].iterations, __ATOMIC_RELAXED);
+	for (unsigned long spin = 0; spin < 10000000UL; spin++) {
+		for (unsigned int r = 0; r < 2; r++)
+			if (__atomic_load_n(&th_readers[r].iterations, __ATOMIC_RELAXED) >=
+			    start[r] + 2)
+				return;
+		sched_yield();
+	}
+}
+
+static void *th_read(void *p)
+{
+	struct th_reader *r = p;
+
+	urcu_memb_register_thread();
+	while (!__atomic_load_n(&th_stop, __ATOMIC_ACQUIRE)) {
+		unsigned long hole, worst;
+
+		urcu_memb_read_lock();
+		if (r->mode == TH_EMPTIED) {
+			hole = radix_tree_next_hole(&idr.idr_rt, 0, 4);
+			worst = 1;  /* id 0 present at most: key 1 stops it */
+		} else {
+			/* Ids up to RT_MAP_SIZE present at most: the key
+			 * after it stops the scan. */
+			hole = radix_tree_next_hole(&idr.idr_rt, RT_MAP_SIZE - 4, 10);
+			worst = RT_MAP_SIZE + 1;
+		}
+		urcu_memb_read_unlock();
+		if (hole > worst) {
+			r->bad++;
+			r->last_bad = hole;
+		}
+		__atomic_fetch_add(&r->iterations, 1, __ATOMIC_RELAXED);
+	}
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void th_run(enum th_mode mode)
+{
+	struct th_reader *readers = th_readers;
+	struct titem *stay[RT_MAP_SIZE], *it = titem_new(0);
+	pthread_t threads[2];
+	unsigned long ops = 0, want = t_scaled(20000);
+	/* Each held grow and shrink waits for the readers: fewer rounds. */
+	unsigned long want_ops = mode == TH_GROWN ? t_scaled(4000) : want;
+	const int top = RT_MAP_SIZE;  /* the first id past a leaf */
+
+	if (mode == TH_GROWN)
+		for (int i = 0; i < top; i++)
+			stay[i] = alloc_at(&idr, 0, 0, i);
+	__atomic_store_n(&th_stop, 0, __ATOMIC_RELAXED);
+	for (unsigned int t = 0; t < 2; t++) {
+		readers[t] = (struct th_reader){ mode, 0, 0, 0 };
+		cr_assert_eq(pthread_create(&threads[t], NULL, th_read, &readers[t]), 0);
+	}
+	if (mode == TH_GROWN)
+		__atomic_store_n(&rt_transition_hook, th_hold, __ATOMIC_RELEASE);
+	for (;;) {
+		bool enough = ops >= want_ops;
+
+		for (unsigned int t = 0; t < 2; t++)
+			enough = enough &&
+				 __atomic_load_n(&readers[t].iterations, __ATOMIC_RELAXED) >= want;
+		if (enough || ops >= 400 * want)
+			break;
+		if (mode == TH_EMPTIED) {
+			cr_assert_eq(idr_alloc(&idr, it, 0, 0, GFP_KERNEL), 0);
+			cr_assert_eq(idr_remove(&idr, 0), it);  /* the tree empties */
+		} else {
+			cr_assert_eq(idr_alloc(&idr, it, top, 0, GFP_KERNEL), top);
+			cr_assert_eq(idr_remove(&idr, top), it);  /* the top is the leaf again */
+		}
+		ops++;
+	}
+	__atomic_store_n(&rt_transition_hook, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&th_stop, 1, __ATOMIC_RELEASE);
+	for (unsigned int t = 0; t < 2; t++) {
+		cr_assert_eq(pthread_join(threads[t], NULL), 0);
+		cr_assert_eq(readers[t].bad, 0, "reader %u: %lu scans ran past a key never "
+						 "allocated (the last answered %lu)",
+			     t, readers[t].bad, readers[t].last_bad);
+		cr_assert_geq(readers[t].iterations, want);
+	}
+	titem_free(it);
+	if (mode == TH_GROWN)
+		for (int i = 0; i < top; i++)
+			cr_assert_eq(idr_remove(&idr, (unsigned long)i), stay[i]);
+	for (int i = 0; mode == TH_GROWN && i < top; i++)
+		titem_free(stay[i]);
+	idr_finish(&idr);
+}
+
+Test(idr, hole_scans_while_the_tree_empties, .timeout = 120)
+{
+	th_run(TH_EMPTIED);
+}
+
+Test(idr, hole_scans_while_the_tree_grows_over_a_full_leaf_and_shrinks, .timeout = 120)
+{
+	th_run(TH_GROWN);
+}

@@ -53,7 +53,12 @@
  *      check and the caller looks again.  The library's own readers
  *      (lookups, gang lookups, the walk engine) look again by themselves:
  *      they are lock-free (a reader retries only when a writer copied a
- *      node on its path meanwhile), no longer wait-free.
+ *      node on its path meanwhile), no longer wait-free.  One exception:
+ *      the tree of an IDA (<rcuradix/idr.h>), whose items are the IDA's
+ *      private bitmaps, holds key 0's alone in the root itself, and the
+ *      slot of key 0 there may be the root's, which holds a node once
+ *      the tree grows.  Read an IDA's tree only by the calls that return
+ *      keys or counts (hole scans, counts, lookups as "is it present").
  *  (D) Multi-item results (gang lookups, iterators) come in strictly
  *      ascending key order, never wrap past ULONG_MAX, and always terminate.
  *      They are a sequence of single lookups, not a snapshot: an item
