@@ -1347,7 +1347,8 @@ rt_gang(const struct radix_tree_root *root, void **items, void ***slots, unsigne
 	rt_reader_check(root, fn);
 	radix_tree_iter_init(&iter, first);
 	while (n < max && (slot = rt_next_chunk(root, &iter, flags | RT_ITER_NO_BITMAP, &above, fn))) {
-		if (caa_unlikely(slot == (void **)&root->rnode)) {
+		/* No parent: a top leaf's chunk, or the root item's. */
+		if (caa_unlikely(!iter.parent) && slot == (void **)&root->rnode) {
 			/* The root item's chunk: the one load of its slot
 			 * finds the item, NULL, or a node if the tree grew
 			 * since; then the walk starts again at key 0. */
