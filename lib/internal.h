@@ -655,7 +655,9 @@ _Static_assert(RT_PLAN_MAX_NODES <= RT_PLAN_ALL_NODES, "a plan has room for ever
  * set iff slot i is empty, or holds a child with some bit set.  The
  * root's bit RT_IDR_FREE: the top node has a free slot below it, or the
  * root item (below) is free (0 while the tree is empty); keys beyond the
- * top node's range are always free.
+ * top node's range are always free.  The root's bit is stored after each
+ * top it stands for, so only writers take it for their top's; a reader's
+ * free scan reads the top's own free word (tag.c).
  * The other tag words stay 0.  A reserved id (allocated without an item)
  * holds RT_IDR_RESERVED, which no item can be (items are 4-byte aligned).
  */
