@@ -1794,14 +1794,15 @@ static void rt_root_item_publish(struct radix_tree_root *root, void *item, bool 
 }
 
 /*
- * Delete the root item of @root: the tree is empty after.  Its free bit
- * first, as rt_delete_at() sets an id's, then the slot.
+ * Delete the root item of @root: the tree is empty after.  Only an empty
+ * bitmap is deleted, so its free bit is set already, as rt_delete_at()
+ * sets an id's before its slot empties.
  */
 static void *rt_root_item_delete(struct radix_tree_root *root)
 {
 	void *item = rt_entry_locked(root, root->rnode);
 
-	rt_bits_store(root->tags, 1UL << RT_IDR_FREE);
+	rt_assert((rt_bits_locked(root, root->tags) >> RT_IDR_FREE) & 1UL);
 	/* Unpublish: readers now find an empty tree. */
 	rt_publish(root->rnode, NULL);
 	rt_bits_store(root->tags, 0UL);

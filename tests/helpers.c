@@ -114,6 +114,20 @@ void t_assert_no_nodes(void)
 		     st.backing_bytes);
 }
 
+void t_assert_emptied_owns_nothing(const struct radix_tree_root *root, const char *what)
+{
+	struct radix_tree_memstat mem;
+
+	cr_assert(radix_tree_empty(root), "the emptied %s is not empty", what);
+	cr_assert_eq(radix_tree_memory(root, &mem), 0);
+	cr_assert_eq(mem.nodes, 0, "an emptied %s keeps %lu nodes", what, mem.nodes);
+	cr_assert_eq(mem.bytes, 0);
+	t_verify(root);
+	urcu_memb_barrier();
+	rcuradix_thread_cache_flush();
+	t_assert_no_nodes();
+}
+
 void t_finish_nowait(struct radix_tree_root *root)
 {
 	struct rcuradix_stats st;

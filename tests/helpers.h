@@ -70,6 +70,10 @@ void t_empty(struct radix_tree_root *root);
 void t_finish_nowait(struct radix_tree_root *root);
 /* Counters must be zero (after the caller's own cleanup). */
 void t_assert_no_nodes(void);
+/* @root (urcu-memb flavor), emptied by its own calls and not destroyed,
+ * owns nothing: no node linked, and once the grace periods end (waited
+ * for here), no node live.  @what names the tree in messages. */
+void t_assert_emptied_owns_nothing(const struct radix_tree_root *root, const char *what);
 
 /*
  * T_SUITE(name): the usual suite - a urcu-memb GFP_KERNEL tree `tree`,
