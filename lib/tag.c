@@ -157,7 +157,6 @@ RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned
 				    unsigned int tag)
 {
 	struct rt_path_step at;
-	void *item = NULL;
 
 	if (!rt_tag_valid(tag)) {
 		/* Any non-zero value would read as "tagged" to kernel-style
@@ -171,9 +170,11 @@ RCURADIX_API int radix_tree_tag_get(const struct radix_tree_root *root, unsigned
 	rt_reader_check(root, __func__);
 	for (;;) {
 		unsigned long bits;
+		void *item = NULL;
 
-		rt_descend_at(root, index, NULL, &item, &at);
-		if (!item)
+		/* rt_descend_at() sets *item only where it finds a slot:
+		 * each look starts with none. */
+		if (!rt_descend_at(root, index, NULL, &item, &at) || !item)
 			return 0;
 		if (at.entry)
 			break;
