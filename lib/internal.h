@@ -657,7 +657,11 @@ _Static_assert(RT_PLAN_MAX_NODES <= RT_PLAN_ALL_NODES, "a plan has room for ever
  * root item (below) is free (0 while the tree is empty); keys beyond the
  * top node's range are always free.  The root's bit is stored after each
  * top it stands for, so only writers take it for their top's; a reader's
- * free scan reads the top's own free word (tag.c).
+ * free scan reads the top's own free word (tag.c).  Readers use it in two
+ * ways only: as the root item's own bit once the item is seen still there
+ * after it (tag_get(), a tagged walk), and, clear, to end a tagged walk
+ * at once: whichever top it was stored for, none of its items had the
+ * bit then, so no item had it throughout the call.
  * The other tag words stay 0.  A reserved id (allocated without an item)
  * holds RT_IDR_RESERVED, which no item can be (items are 4-byte aligned).
  */
