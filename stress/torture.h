@@ -151,7 +151,7 @@ void tops_format(char *buf, size_t size, const struct tops *reads, const unsigne
 /* ---- a run: heartbeats, watchdog, teardown, SUMMARY -------------------- */
 
 /* A thread that makes no progress this long is stuck (livelock or deadlock). */
-#define TSTUCK_SECONDS 20
+#define TSTUCK_SECONDS 60
 
 /*
  * A thread's heartbeat, read by the watchdog: @count grows (tcount) with

@@ -1419,7 +1419,9 @@ Test(basic, fork_while_another_thread_allocates, .timeout = 120)
 			struct radix_tree_root r;
 			static long item;
 
-			alarm(5);
+			/* A deadlocked child dies; a machine that lends it
+			 * no CPU for a while does not kill it. */
+			alarm(60);
 			urcu_memb_call_rcu_after_fork_child();
 			radix_tree_init_flavor(&r, GFP_KERNEL, &urcu_memb_flavor);
 			for (unsigned long k = 0; k < 256; k++)
