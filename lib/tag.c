@@ -109,6 +109,51 @@ void rt_tag_clear_path(struct radix_tree_root *root, const struct rt_path *path,
 	rt_bits_store(root->tags, rt_bits_locked(root, root->tags) & ~(1UL << tag));
 }
 
+/*
+ * rt_tag_set_path() (@set) or rt_tag_clear_path() for the free word of an
+ * IDR tree, whose nodes are all full: one word per node, no kind to tell.
+ * A set stops at the first node that had a free slot already (its
+ * ancestors' bits are set), a clear at the first that keeps one.
+ */
+static inline __attribute__((always_inline)) void
+rt_free_change_path(struct radix_tree_root *root, const struct rt_path *path,
+		    unsigned long leaf_bits, bool set)
+{
+	unsigned long bits = leaf_bits, root_bits;
+	unsigned int d = path->depth;
+
+	rt_assert_locked(root);
+	rt_assert(rt_root_idr(root));
+	while (d-- > 0) {
+		struct rt_node *node = rt_entry_node(path->step[d].entry);
+		unsigned long old = rt_bits_locked(root, node->tags[RT_IDR_FREE]);
+		unsigned long now = set ? old | bits : old & ~bits;
+
+		rt_assert(!rt_entry_compact(path->step[d].entry));
+		if (now == old)
+			return;
+		rt_bits_store(node->tags[RT_IDR_FREE], now);
+		if (set ? old != 0 : now != 0)
+			return;
+		bits = d ? 1UL << path->step[d - 1].pos : 0;
+	}
+	root_bits = rt_bits_locked(root, root->tags);
+	rt_bits_store(root->tags, set ? root_bits | (1UL << RT_IDR_FREE)
+				      : root_bits & ~(1UL << RT_IDR_FREE));
+}
+
+void rt_free_set_path(struct radix_tree_root *root, const struct rt_path *path,
+		      unsigned long leaf_bits)
+{
+	rt_free_change_path(root, path, leaf_bits, true);
+}
+
+void rt_free_clear_path(struct radix_tree_root *root, const struct rt_path *path,
+			unsigned long leaf_bits)
+{
+	rt_free_change_path(root, path, leaf_bits, false);
+}
+
 /* Clear every tag of the item in @path's leaf slot (delete). */
 void rt_tags_clear_slot(struct radix_tree_root *root, const struct rt_path *path)
 {
@@ -286,6 +331,9 @@ rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, boo
 		    unsigned long *found, struct rt_path *path)
 {
 	unsigned long index = start;
+	/* The path's depth and end, stored once at the answer. */
+	unsigned int depth;
+	enum rt_end end;
 
 	rt_assert(rt_root_idr(root) && (!locked || rt_lock_held(root)));
 	rt_assert(!path || (locked && up));
@@ -294,10 +342,8 @@ rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, boo
 		unsigned int level = entry ? rt_entry_level(entry) : 0;
 		bool top_free;
 
-		if (path) {
-			path->depth = 0;
-			path->end = entry ? RT_END_ABOVE : RT_END_EMPTY;
-		}
+		depth = 0;
+		end = entry ? RT_END_ABOVE : RT_END_EMPTY;
 		if (!entry)
 			break;
 		/* The root's bit, the writer's shortcut.  A reader does not
@@ -317,8 +363,8 @@ rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, boo
 					return false;
 				index = 1;
 			}
-			if (path && !index)
-				path->end = RT_END_ROOT;
+			if (!index)
+				end = RT_END_ROOT;
 			break;
 		}
 		if (index > rt_level_maxindex(level))
@@ -355,17 +401,21 @@ rt_free_scan_inline(const struct radix_tree_root *root, unsigned long start, boo
 				/* A leaf's slot, or an empty slot above the
 				 * leaves: rt_descend()'s two ends inside the
 				 * top's range, in an IDR tree of full nodes. */
-				path->step[path->depth++] = (struct rt_path_step){
+				path->step[depth++] = (struct rt_path_step){
 					entry, index & ~rt_level_maxindex(level), (int)pick
 				};
-				path->end = level ? RT_END_EMPTY : RT_END_SLOT;
 			}
 			entry = level ? rt_free_load(root, locked, node->slots[pick]) : NULL;
 			if (!entry) {
-				*found = index;
-				return true;
+				end = level ? RT_END_EMPTY : RT_END_SLOT;
+				goto out;
 			}
 		}
+	}
+out:
+	if (path) {
+		path->depth = depth;
+		path->end = end;
 	}
 	*found = index;
 	return true;

@@ -62,6 +62,11 @@ RT_HIDDEN void rt_tag_set_path(struct radix_tree_root *root, const struct rt_pat
 /* Clear @leaf_bits of @tag in @path's leaf, then upward as needed. */
 RT_HIDDEN void rt_tag_clear_path(struct radix_tree_root *root, const struct rt_path *path,
 				 unsigned int tag, unsigned long leaf_bits);
+/* The two above for the free word of an IDR tree (full nodes only). */
+RT_HIDDEN void rt_free_set_path(struct radix_tree_root *root, const struct rt_path *path,
+				unsigned long leaf_bits);
+RT_HIDDEN void rt_free_clear_path(struct radix_tree_root *root, const struct rt_path *path,
+				  unsigned long leaf_bits);
 /* Clear every tag of the item in @path's leaf slot (delete). */
 RT_HIDDEN void rt_tags_clear_slot(struct radix_tree_root *root, const struct rt_path *path);
 

@@ -1831,7 +1831,7 @@ int rt_full_insert_locked(struct radix_tree_root *root, unsigned long index,
 		 * longer free, nor, if it was the last, the leaf. */
 		rt_slot_set(root, rt_entry_node(leaf->entry), (unsigned int)leaf->pos, item);
 		if (!item_free)
-			rt_tag_clear_path(root, path, RT_IDR_FREE, 1UL << leaf->pos);
+			rt_free_clear_path(root, path, 1UL << leaf->pos);
 		rt_items_add(root, 1);
 		return 0;
 	case RT_END_EMPTY:
@@ -2010,7 +2010,7 @@ static void *rt_delete_at(struct radix_tree_root *root, struct rt_path *path, bo
 	 * empties, so that a reader's free words never show a key that is
 	 * absent as taken (rt_free_scan() passes no such key over). */
 	if (rt_root_idr(root))
-		rt_tag_set_path(root, path, RT_IDR_FREE, 1UL << leaf->pos);
+		rt_free_set_path(root, path, 1UL << leaf->pos);
 	else
 		rt_tags_clear_slot(root, path);
 	/* Unpublish the item: readers now find NULL (or still the item, until
