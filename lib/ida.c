@@ -20,7 +20,7 @@
 static int rt_warned_not_ida, rt_warned_free;
 
 /* Start writer call @fn on @ida: 0, or -EINVAL with nothing taken. */
-static int rt_ida_enter(struct ida *ida, const char *fn)
+static inline __attribute__((always_inline)) int rt_ida_enter(struct ida *ida, const char *fn)
 {
 	if (!ida)
 		return -EINVAL;
@@ -38,20 +38,20 @@ RCURADIX_API void ida_init(struct ida *ida)
 
 /*
  * The first clear bit of @bitmap in [@from, @to], or RT_IDA_BITS.  @open
- * is rt_ida_open_words(@bitmap): past @from's own word, it names the word
+ * is rt_ida_open_groups(@bitmap): past @from's own word, it names the word
  * to look in, without a loop over the full ones.
  */
-static unsigned int rt_ida_bitmap_find(const struct rt_ida_bitmap *bitmap, unsigned int open,
+static unsigned int rt_ida_bitmap_find(const struct rt_ida_bitmap *bitmap, uint32_t open,
 				       unsigned int from, unsigned int to)
 {
 	unsigned int w = from / RT_BITS_PER_LONG;
 	unsigned long clear = ~bitmap->words[w] & (~0UL << (from % RT_BITS_PER_LONG));
 
 	if (!clear) {
-		open &= ~1U << w;  /* the words after @w */
+		open &= rt_ida_groups_after(w);
 		if (!open)
 			return RT_IDA_BITS;
-		w = (unsigned int)__builtin_ctz(open);
+		w = rt_ida_group_word((unsigned int)__builtin_ctz(open));
 		clear = ~bitmap->words[w];
 	}
 	from = w * RT_BITS_PER_LONG + (unsigned int)__builtin_ctzl(clear);
@@ -92,7 +92,8 @@ static int rt_ida_bitmap_insert(struct radix_tree_root *root, unsigned long key,
  * bit in the range.  Only the range's first and last bitmaps may have
  * their clear bits all outside it: then the search goes on after them.
  */
-static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, unsigned long max,
+static inline __attribute__((always_inline)) int
+rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, unsigned long max,
 			       gfp_t gfp)
 {
 	unsigned long key = min / RT_IDA_BITS, last = max / RT_IDA_BITS;
@@ -100,7 +101,8 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 	for (;;) {
 		struct rt_path path;
 		struct rt_ida_bitmap *bitmap;
-		unsigned int from, to, bit, open;
+		unsigned int from, to, bit;
+		uint32_t open;
 		void **slot;
 		int err = rt_free_find(root, key, last, &key, &path);
 
@@ -114,7 +116,7 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 			err = rt_ida_bitmap_insert(root, key, &path, from, gfp);
 			return err ? err : (int)(key * RT_IDA_BITS + from);
 		}
-		open = rt_ida_open_words(bitmap);
+		open = rt_ida_open_groups(bitmap);
 		bit = rt_ida_bitmap_find(bitmap, open, from, to);
 		if (bit == RT_IDA_BITS) {
 			key++;
@@ -124,9 +126,9 @@ static int rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, 
 		/* Full once its last open word fills: the slot is no longer
 		 * free. */
 		if (!~bitmap->words[bit / RT_BITS_PER_LONG])
-			open &= ~(1U << (bit / RT_BITS_PER_LONG));
+			open &= ~rt_ida_word_groups(bit / RT_BITS_PER_LONG);
 		if (!open)
-			rt_tag_clear_path(root, &path, RT_IDR_FREE, rt_path_slot_bit(&path));
+			rt_free_clear_path(root, &path, rt_path_slot_bit(&path));
 		return (int)(key * RT_IDA_BITS + bit);
 	}
 }
@@ -187,7 +189,7 @@ RCURADIX_API void ida_free(struct ida *ida, unsigned int id)
 		rt_delete_locked(root, key);
 		rt_nodes_put(&block, &size, 1);
 	} else if (was_full) {
-		rt_tag_set_path(root, &path, RT_IDR_FREE, rt_path_slot_bit(&path));
+		rt_free_set_path(root, &path, rt_path_slot_bit(&path));
 	}
 	rt_writer_done(root);
 }

@@ -707,7 +707,7 @@ static inline bool rt_root_idr(const struct radix_tree_root *root)
 #define RT_IDA_WORDS (RT_IDA_BITS / RT_BITS_PER_LONG)
 struct rt_ida_bitmap {
 	unsigned long words[RT_IDA_WORDS];  /* W, R: tree lock */
-};
+} __attribute__((aligned(16)));  /* rt_ida_open_groups()' aligned loads */
 _Static_assert(sizeof(struct rt_ida_bitmap) % RT_NODE_ALIGN == 0,
 	       "a bitmap is a block of the node allocator");
 
@@ -724,41 +724,69 @@ static inline bool rt_root_item(const void *top)
 }
 
 /*
- * The words of IDA bitmap @bitmap that have a free id: bit w set iff word w
- * has a clear bit.  Computed without a branch, as a one-level summary of
- * the bitmap: where a bitmap's one free id lies is random (a churn frees
- * random ids), so a loop stopping at the first open word would mispredict
- * its exit, twice per allocation.
+ * The groups of 32 ids of IDA bitmap @bitmap that have a free id: bit g
+ * set iff some id of g * 32 .. g * 32 + 31 is free.  Computed without a
+ * branch, as a one-level summary of the bitmap: where a bitmap's one free
+ * id lies is random (a churn frees random ids), so a loop stopping at the
+ * first open word would mispredict its exit, twice per allocation.
  */
-_Static_assert(RT_IDA_WORDS <= 32, "a bit of an unsigned int per word of a bitmap");
-#if defined(__SSE2__) && ULONG_MAX == UINT64_MAX
-/* Two words at a time: the clear bits x = ~word, and x | -x, whose sign bit
- * is set iff x != 0, which movmskpd gathers. */
-_Static_assert(RT_IDA_WORDS % 2 == 0, "a bitmap is read two words at a time");
-static inline unsigned int rt_ida_open_words(const struct rt_ida_bitmap *bitmap)
+#define RT_IDA_GROUPS (RT_IDA_BITS / 32U)
+#define RT_IDA_GROUPS_PER_WORD (RT_BITS_PER_LONG / 32U)
+_Static_assert(RT_IDA_GROUPS == 32, "a bit of a uint32_t per group of a bitmap");
+
+/* The groups of word @w of a bitmap, as rt_ida_open_groups() numbers them. */
+static inline uint32_t rt_ida_word_groups(unsigned int w)
 {
-	const __m128i ones = _mm_set1_epi32(-1), zero = _mm_setzero_si128();
-	unsigned int w, open = 0;
+	return (uint32_t)(((1ULL << RT_IDA_GROUPS_PER_WORD) - 1) << (w * RT_IDA_GROUPS_PER_WORD));
+}
 
-	/* Unrolled: the shifts become constants and the loop's own counting
-	 * goes away. */
-#pragma GCC unroll 16
-	for (w = 0; w < RT_IDA_WORDS; w += 2) {
-		const void *pair = &bitmap->words[w];
-		__m128i clear = _mm_xor_si128(_mm_loadu_si128(pair), ones);
-		__m128i sign = _mm_or_si128(clear, _mm_sub_epi64(zero, clear));
+/* The groups of the words after @w. */
+static inline uint32_t rt_ida_groups_after(unsigned int w)
+{
+	return (uint32_t)(~0ULL << ((w + 1) * RT_IDA_GROUPS_PER_WORD));
+}
 
-		open |= (unsigned int)_mm_movemask_pd(_mm_castsi128_pd(sign)) << w;
-	}
-	return open;
+/* The word of group bit @g. */
+static inline unsigned int rt_ida_group_word(unsigned int g)
+{
+	return g / RT_IDA_GROUPS_PER_WORD;
+}
+
+#if defined(__SSE2__) && ULONG_MAX == UINT64_MAX
+/* A 32-bit lane is a group (little-endian: lane g holds ids 32g..32g+31):
+ * compared with all ones, the lanes' masks packed twice to a byte each,
+ * then one pmovmskb per 16 groups.  A bitmap is a node allocator block,
+ * aligned as nodes: the loads are aligned. */
+static inline uint32_t rt_ida_open_groups(const struct rt_ida_bitmap *bitmap)
+{
+	const __m128i ones = _mm_set1_epi32(-1);
+	const __m128i *v = (const __m128i *)bitmap->words;
+	__m128i full[8], half[4];
+	unsigned int i;
+	uint32_t taken;
+
+#pragma GCC unroll 8
+	for (i = 0; i < 8; i++)
+		full[i] = _mm_cmpeq_epi32(_mm_load_si128(&v[i]), ones);
+#pragma GCC unroll 4
+	for (i = 0; i < 4; i++)
+		half[i] = _mm_packs_epi32(full[2 * i], full[2 * i + 1]);
+	taken = (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(half[0], half[1])) |
+		(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(half[2], half[3])) << 16;
+	return ~taken;
 }
 #else
-static inline unsigned int rt_ida_open_words(const struct rt_ida_bitmap *bitmap)
+static inline uint32_t rt_ida_open_groups(const struct rt_ida_bitmap *bitmap)
 {
-	unsigned int w, open = 0;
+	uint32_t open = 0;
+	unsigned int g;
 
-	for (w = 0; w < RT_IDA_WORDS; w++)
-		open |= (unsigned int)(~bitmap->words[w] != 0) << w;
+	for (g = 0; g < RT_IDA_GROUPS; g++) {
+		unsigned long word = bitmap->words[rt_ida_group_word(g)];
+		unsigned int shift = (g % RT_IDA_GROUPS_PER_WORD) * 32U;
+
+		open |= (uint32_t)((uint32_t)~(word >> shift) != 0) << g;
+	}
 	return open;
 }
 #endif
@@ -766,7 +794,7 @@ static inline unsigned int rt_ida_open_words(const struct rt_ida_bitmap *bitmap)
 /* Is every id of IDA bitmap @bitmap taken? */
 static inline bool rt_ida_bitmap_full(const struct rt_ida_bitmap *bitmap)
 {
-	return rt_ida_open_words(bitmap) == 0;
+	return rt_ida_open_groups(bitmap) == 0;
 }
 
 /* Is every id of IDA bitmap @bitmap free?  Stops at the first word with a

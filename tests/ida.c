@@ -277,43 +277,81 @@ Test(ida, define_ida_and_ida_init_give_an_empty_ida)
 	finish(&ida);
 }
 
+/* Take id @id of @bitmap. */
+static void bitmap_take(struct rt_ida_bitmap *bitmap, unsigned int id)
+{
+	bitmap->words[id / RT_BITS_PER_LONG] |= 1UL << (id % RT_BITS_PER_LONG);
+}
+
+/* The groups of @bitmap with a free id, read id by id. */
+static uint32_t open_groups_by_id(const struct rt_ida_bitmap *bitmap)
+{
+	uint32_t open = 0;
+
+	for (unsigned int id = 0; id < RT_IDA_BITS; id++)
+		if (!(bitmap->words[id / RT_BITS_PER_LONG] & (1UL << (id % RT_BITS_PER_LONG))))
+			open |= 1U << (id / 32);
+	return open;
+}
+
 /*
- * rt_ida_open_words(), the allocation's one-level summary of a bitmap,
- * against a word-by-word reading of the same bitmap: each word is full,
- * empty, or full but for one random bit, at random (seed printed).
+ * rt_ida_open_groups(), the allocation's one-level summary of a bitmap,
+ * against an id-by-id reading of the same bitmap: each group of 32 ids is
+ * taken, free, or taken but for one random id, at random (seed printed).
  */
-Test(ida, the_open_word_summary_names_every_word_with_a_clear_bit)
+Test(ida, the_open_group_summary_names_every_group_with_a_free_id)
 {
 	struct rt_ida_bitmap bitmap;
 	struct t_rng rng;
 
-	t_rng_init(&rng, "ida.open_words");
+	t_rng_init(&rng, "ida.open_groups");
 	for (unsigned int round = 0; round < 4096; round++) {
-		unsigned int want = 0;
+		uint32_t want;
 
-		for (unsigned int w = 0; w < RT_IDA_WORDS; w++) {
+		memset(&bitmap, 0, sizeof(bitmap));
+		for (unsigned int g = 0; g < RT_IDA_GROUPS; g++) {
 			uint64_t kind = t_rand_below(&rng, 3);
+			unsigned int spared = (unsigned int)t_rand_below(&rng, 32);
 
-			bitmap.words[w] = kind == 0 ? ~0UL
-					  : kind == 1 ? 0UL
-						      : ~(1UL << t_rand_below(&rng, RT_BITS_PER_LONG));
-			if (bitmap.words[w] != ~0UL)
-				want |= 1U << w;
+			for (unsigned int i = 0; i < 32; i++)
+				if (kind == 0 || (kind == 2 && i != spared))
+					bitmap_take(&bitmap, g * 32 + i);
 		}
-		cr_assert_eq(rt_ida_open_words(&bitmap), want, "round %u: %#x, expected %#x",
-			     round, rt_ida_open_words(&bitmap), want);
+		want = open_groups_by_id(&bitmap);
+		cr_assert_eq(rt_ida_open_groups(&bitmap), want, "round %u: %#x, expected %#x",
+			     round, rt_ida_open_groups(&bitmap), want);
 		cr_assert_eq(rt_ida_bitmap_full(&bitmap), want == 0);
 	}
-	/* Random rounds are almost never full: the full bitmap, and each word
-	 * alone open, explicitly. */
+	/* Random rounds are almost never full: the full bitmap, and each
+	 * group alone open by its first and by its last id, explicitly. */
 	memset(bitmap.words, 0xff, sizeof(bitmap.words));
-	cr_assert_eq(rt_ida_open_words(&bitmap), 0U);
+	cr_assert_eq(rt_ida_open_groups(&bitmap), 0U);
 	cr_assert(rt_ida_bitmap_full(&bitmap));
+	for (unsigned int g = 0; g < RT_IDA_GROUPS; g++) {
+		for (unsigned int id = g * 32; id < g * 32 + 32; id += 31) {
+			unsigned long *word = &bitmap.words[id / RT_BITS_PER_LONG];
+
+			*word &= ~(1UL << (id % RT_BITS_PER_LONG));
+			cr_assert_eq(rt_ida_open_groups(&bitmap), 1U << g, "id %u free", id);
+			cr_assert(!rt_ida_bitmap_full(&bitmap));
+			*word = ~0UL;
+		}
+	}
+}
+
+/* The groups of a word, and those after it, as the summary numbers them. */
+Test(ida, a_word_s_groups_are_the_summary_s_bits_for_its_ids)
+{
 	for (unsigned int w = 0; w < RT_IDA_WORDS; w++) {
-		bitmap.words[w] = ~(1UL << (RT_BITS_PER_LONG - 1));
-		cr_assert_eq(rt_ida_open_words(&bitmap), 1U << w, "word %u open", w);
-		cr_assert(!rt_ida_bitmap_full(&bitmap));
-		bitmap.words[w] = ~0UL;
+		for (unsigned int g = 0; g < RT_IDA_GROUPS; g++) {
+			bool in_word = g * 32 / RT_BITS_PER_LONG == w;
+
+			cr_assert_eq(rt_ida_group_word(g), g * 32 / RT_BITS_PER_LONG);
+			cr_assert_eq((rt_ida_word_groups(w) >> g) & 1U, in_word, "word %u group %u",
+				     w, g);
+			cr_assert_eq((rt_ida_groups_after(w) >> g) & 1U, g * 32 / RT_BITS_PER_LONG > w,
+				     "word %u group %u", w, g);
+		}
 	}
 }
 
