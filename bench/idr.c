@@ -951,7 +951,12 @@ struct config {
 	uint64_t seed;
 	const char *csv;
 	const char *kernel; /* --kernel: libkidr.so */
+	int cpu;            /* --cpu: the one-thread passes' and the readers' CPU */
 };
+
+/* config.cpu, for the threads: the writers of two-thread passes take the
+ * next CPU. */
+static int measure_cpu;
 
 /* Operations per measurement: N, within [min_ops, max_ops]. */
 static size_t ops_for(const struct config *c, size_t n)
@@ -1251,7 +1256,7 @@ static void *reader_main(void *arg)
 	uintptr_t sum = 0;
 	double t0;
 
-	pin_to_cpu(0);
+	pin_to_cpu(measure_cpu);
 	urcu_memb_register_thread();
 	pthread_barrier_wait(&run->start);
 	while (run->writer && !uatomic_read(&run->writing))
@@ -1288,7 +1293,7 @@ static void *writer_main(void *arg)
 	double t0;
 
 	rng_seed(&r, run->seed);
-	pin_to_cpu(1);
+	pin_to_cpu(measure_cpu + 1);
 	urcu_memb_register_thread();
 	pthread_barrier_wait(&run->start);
 	t0 = thread_cpu_ns();
@@ -1387,7 +1392,7 @@ static void *pair_reader_main(void *arg)
 	struct pair_run *run = arg;
 	size_t r, k = 0;
 
-	pin_to_cpu(0);
+	pin_to_cpu(measure_cpu);
 	urcu_memb_register_thread();
 	pthread_barrier_wait(&run->start);
 	/* Timed next to a writer only once it is churning. */
@@ -1418,7 +1423,7 @@ static void *pair_writer_main(void *arg)
 	struct rng r;
 
 	rng_seed(&r, run->seed);
-	pin_to_cpu(1);
+	pin_to_cpu(measure_cpu + 1);
 	urcu_memb_register_thread();
 	pthread_barrier_wait(&run->start);
 	while (!uatomic_read(&run->stop)) {
@@ -1922,6 +1927,8 @@ static void usage(FILE *out)
 		"  --kernel SO   the Linux kernel's IDR and IDA from SO as a fifth column, and\n"
 		"                the targets against them (bench/kernel-idr.sh builds SO:\n"
 		"                make bench-kernel-idr)\n"
+		"  --cpu C       the CPU of the one-thread passes and of the readers; writers\n"
+		"                beside readers take the next one (default 0)\n"
 		"  --quiet       no progress on stderr\n",
 		MAX_REPS, BY_N_MAX_FULL, BY_N_MAX);
 }
@@ -1933,7 +1940,8 @@ static void parse(int argc, char **argv, struct config *c)
 		{ "full", no_argument, NULL, 'F' },	  { "quick", no_argument, NULL, 'Q' },
 		{ "seed", required_argument, NULL, 's' }, { "csv", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },	  { "help", no_argument, NULL, 'h' },
-		{ "kernel", required_argument, NULL, 'k' }, { NULL, 0, NULL, 0 },
+		{ "kernel", required_argument, NULL, 'k' }, { "cpu", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
 	};
 	bool n_set = false, reps_set = false;
 	int opt;
@@ -1977,6 +1985,11 @@ static void parse(int argc, char **argv, struct config *c)
 			break;
 		case 'k':
 			c->kernel = optarg;
+			break;
+		case 'C':
+			c->cpu = atoi(optarg);
+			if (c->cpu < 0 || c->cpu >= cpus_online())
+				die("--cpu: 0..%d", cpus_online() - 1);
 			break;
 		case 'h':
 			usage(stdout);
@@ -2026,7 +2039,8 @@ int main(int argc, char **argv)
 	 * inherits no pin and runs beside the measuring thread, not on its
 	 * CPU. */
 	urcu_memb_get_default_call_rcu_data();
-	pin_to_cpu(0);
+	measure_cpu = c.cpu;
+	pin_to_cpu(measure_cpu);
 	urcu_memb_register_thread();
 	probe = malloc(sizeof(struct lf_node));
 	if (!probe)
