@@ -16,7 +16,13 @@ fail() { echo "FAIL: $*"; sed 's/^/  | /' "$out"; exit 1; }
 
 "$bin" --n 2 >"$out" 2>&1 && fail "--n 2 was accepted"
 "$bin" --reps 0 >"$out" 2>&1 && fail "--reps 0 was accepted"
-"$bin" --quick --quiet --csv "$csv" >"$out" 2>&1 || fail "idr-bench --quick exited $?"
+"$bin" --cpu -1 >"$out" 2>&1 && fail "--cpu -1 was accepted"
+cpus=$(getconf _NPROCESSORS_ONLN)
+"$bin" --cpu "$cpus" >"$out" 2>&1 && fail "--cpu $cpus was accepted (no such CPU)"
+# On the last CPU: the passes pinned there, the writers beside readers on
+# the next one, which wraps to CPU 0.
+"$bin" --quick --quiet --csv "$csv" --cpu $((cpus - 1)) >"$out" 2>&1 ||
+	fail "idr-bench --quick exited $?"
 
 grep -q "^idr-bench: rcuradix " "$out" || fail "no header"
 grep -q "^method: *1 interleaved repetitions" "$out" || fail "no method line"
