@@ -11,7 +11,9 @@
  *   callgrind_annotate --auto=yes callgrind.out.<pid>     # per source line
  *
  * Operations: empty lookup lookup-nolock flat-lookup gang16 gang64
- * flat-gang64 walk flat-walk.  Outside valgrind it just runs.
+ * flat-gang64 walk flat-walk, and ida-churn: in an IDA holding ids
+ * 0 .. 2^L - 1, ida_free() of an id and ida_alloc() of the lowest free one
+ * (that id again), per call.  Outside valgrind it just runs.
  */
 #define _LGPL_SOURCE 1
 #include "config.h"
@@ -23,6 +25,7 @@
 
 #include <urcu/urcu-memb.h>
 
+#include <rcuradix/idr.h>
 #include <rcuradix/radix-tree.h>
 
 #include "callgrind.h"
@@ -32,6 +35,7 @@ static void **flat;
 static volatile uintptr_t sink;
 static unsigned long starts[1024];
 static struct radix_tree_root tree;
+static DEFINE_IDA(ida);
 static void *out[64];
 
 typedef unsigned long op_fn(unsigned long key);
@@ -125,6 +129,27 @@ static unsigned long op_flat_walk(unsigned long k)
 	return n;
 }
 
+static unsigned long op_ida_churn(unsigned long k)
+{
+	ida_free(&ida, (unsigned int)k);
+	if (ida_alloc(&ida, GFP_KERNEL) != (int)k) {
+		fprintf(stderr, "ida-churn: id %lu did not come back\n", k);
+		exit(1);
+	}
+	return 1;
+}
+
+/* The IDA of ida-churn: ids 0 .. nkeys - 1, handed out in order. */
+static int ida_fill(void)
+{
+	unsigned long i;
+
+	for (i = 0; i < nkeys; i++)
+		if (ida_alloc(&ida, GFP_KERNEL) != (int)i)
+			return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -136,7 +161,7 @@ int main(int argc, char **argv)
 		{ "lookup-nolock", op_lookup_nolock, 1024 }, { "flat-lookup", op_flat_lookup, 1024 },
 		{ "gang16", op_gang16, 1024 },		{ "gang64", op_gang64, 1024 },
 		{ "flat-gang64", op_flat_gang64, 1024 }, { "walk", op_walk, 2 },
-		{ "flat-walk", op_flat_walk, 2 },
+		{ "flat-walk", op_flat_walk, 2 },	{ "ida-churn", op_ida_churn, 1024 },
 	};
 	unsigned long i, items = 0;
 	size_t o;
@@ -168,6 +193,8 @@ int main(int argc, char **argv)
 	/* The nodes the build outgrew are freed by the call_rcu worker: let it
 	 * finish, or its frees are counted with the operation. */
 	urcu_memb_barrier();
+	if (ops[o].fn == op_ida_churn && ida_fill())
+		return 1;
 	for (i = 0; i < 1024; i++)
 		starts[i] = (i * 2654435761UL) % (nkeys - 64);
 	ops[o].fn(starts[0]); /* resolve PLT entries outside the count */
@@ -177,6 +204,7 @@ int main(int argc, char **argv)
 	CALLGRIND_STOP_INSTRUMENTATION;
 	printf("%s: %lu calls, %lu items, N = %lu\n", ops[o].name, ops[o].calls, items, nkeys);
 	radix_tree_destroy(&tree);
+	ida_destroy(&ida);
 	urcu_memb_barrier();
 	rcuradix_thread_cache_flush();
 	free(flat);
