@@ -101,6 +101,11 @@ static bool rt_verify_full(struct rt_verify *v, const void *entry, unsigned long
 			if (!rt_item_valid(slot) && !(idr && !ida && slot == RT_IDR_RESERVED))
 				return rt_verify_fail(v, index, level,
 						      "slot %u holds a non-item %p", i, slot);
+			/* A bitmap is read only once known to be one: its
+			 * summary's loads need the alignment. */
+			if (ida && ((uintptr_t)slot & (RT_NODE_ALIGN - 1)))
+				return rt_verify_fail(v, index, level, "slot %u holds %p, not a "
+								       "node-aligned bitmap", i, slot);
 			if (ida && rt_ida_bitmap_empty(slot))
 				return rt_verify_fail(v, index, level, "slot %u holds an empty "
 								       "bitmap", i);
@@ -253,12 +258,16 @@ static bool rt_verify_entry(struct rt_verify *v, const void *entry, unsigned lon
  * alone in the tree, with the root's free bit for its slot. */
 static void rt_verify_root_item(struct rt_verify *v, const void *item)
 {
-	unsigned long want = rt_ida_bitmap_full(item) ? 0UL : 1UL << RT_IDR_FREE;
+	unsigned long want;
 
-	if (!rt_root_ida(v->root) || ((uintptr_t)item & (RT_NODE_ALIGN - 1)))
+	/* Read as a bitmap only once known to be one, as in a leaf. */
+	if (!rt_root_ida(v->root) || ((uintptr_t)item & (RT_NODE_ALIGN - 1))) {
 		rt_verify_fail(v, 0, 0, "root item %p in a tree that is not an IDA's, or "
 					"not node-aligned", item);
-	else if (rt_ida_bitmap_empty(item))
+		return;
+	}
+	want = rt_ida_bitmap_full(item) ? 0UL : 1UL << RT_IDR_FREE;
+	if (rt_ida_bitmap_empty(item))
 		rt_verify_fail(v, 0, 0, "the root item is an empty bitmap");
 	else if (v->root->tags != want)
 		rt_verify_fail(v, 0, 0, "root item with root tags %#lx, not %#lx", v->root->tags,

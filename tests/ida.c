@@ -355,6 +355,43 @@ Test(ida, a_word_s_groups_are_the_summary_s_bits_for_its_ids)
 	}
 }
 
+/*
+ * radix_tree_verify() of an IDA whose root item, or a leaf's bitmap, is
+ * replaced by a pointer that is not node-aligned: it reports the tree as
+ * corrupt, and reads nothing there as a bitmap (the summary's aligned
+ * loads would fault on it).  The pointer lies inside a buffer of taken
+ * ids, so that a read of it would find a full bitmap, not a fault of its
+ * own.
+ */
+Test(ida, verify_reports_a_bitmap_that_is_not_node_aligned)
+{
+	static unsigned long taken[2 * RT_IDA_WORDS] __attribute__((aligned(64)));
+	void *stray = &taken[1], *saved;
+	void **slot;
+
+	memset(taken, 0xff, sizeof(taken));
+	cr_assert_eq(ida_alloc(&ida, GFP_KERNEL), 0);
+	saved = ida.ida_rt.rnode;
+	cr_assert(rt_root_item(saved), "id 0 alone: the root item");
+	ida.ida_rt.rnode = stray;
+	cr_assert_eq(radix_tree_verify(&ida.ida_rt), -EUCLEAN, "a stray root item passed");
+	ida.ida_rt.rnode = saved;
+	verify(&ida);
+
+	/* Key 1's bitmap, in slot 1 of the leaf the tree grew. */
+	cr_assert_eq(ida_alloc_min(&ida, IDS_PER_BITMAP, GFP_KERNEL), (int)IDS_PER_BITMAP);
+	cr_assert(rt_is_internal(ida.ida_rt.rnode) && rt_entry_level(ida.ida_rt.rnode) == 0);
+	slot = &rt_entry_node(ida.ida_rt.rnode)->slots[1];
+	saved = *slot;
+	*slot = stray;
+	cr_assert_eq(radix_tree_verify(&ida.ida_rt), -EUCLEAN, "a stray leaf bitmap passed");
+	*slot = saved;
+	verify(&ida);
+	ida_free(&ida, IDS_PER_BITMAP);
+	ida_free(&ida, 0);
+	finish(&ida);
+}
+
 Test(ida, ida_alloc_hands_out_ids_in_order)
 {
 	const unsigned int n = 3 * IDS_PER_BITMAP + 5;
