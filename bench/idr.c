@@ -954,8 +954,8 @@ struct config {
 	int cpu;            /* --cpu: the one-thread passes' and the readers' CPU */
 };
 
-/* config.cpu, for the threads: the writers of two-thread passes take the
- * next CPU. */
+/* config.cpu, for the threads: of two threads, the second (a writer beside
+ * a reader, or the churn's second) takes the next CPU. */
 static int measure_cpu;
 
 /* Operations per measurement: N, within [min_ops, max_ops]. */
@@ -1195,7 +1195,8 @@ static double churn2(const struct idmap_ops *p, void *m, struct pass *x, size_t 
 	pthread_barrier_init(&start, NULL, 2);
 	for (i = 0; i < 2; i++) {
 		ch[i] = (struct churner){ .p = p, .m = m, .x = x, .pairs = pairs / 2,
-					  .seed = seed + (uint64_t)i, .cpu = i, .start = &start };
+					  .seed = seed + (uint64_t)i, .cpu = measure_cpu + i,
+					  .start = &start };
 		ch[i].lo = (size_t)i * (x->n / 2);
 		ch[i].hi = i ? x->n : x->n / 2;
 		if (pthread_create(&ch[i].tid, NULL, churner_main, &ch[i]))
@@ -1788,7 +1789,8 @@ static void print_header(const struct config *c, FILE *out)
 	fprintf(out, "           times: the measuring thread's CPU time (preemption by other "
 		     "programs excluded),\n           but churn 2 threads: wall time (and both "
 		     "threads' CPU time: its cpu row)\n");
-	fprintf(out, "           one-thread passes on CPU 0; 2 threads and lookups: CPUs 0 and 1\n");
+	fprintf(out, "           one-thread passes on CPU %d; 2 threads and lookups: CPUs %d and %d\n",
+		measure_cpu, measure_cpu, (measure_cpu + 1) % cpus_online());
 	fprintf(out, "           rcuradix memory: rcuradix_get_stats() bytes_live (less "
 		     "reserved and pending)\n           after the build minus before\n");
 	fprintf(out, "runs:      churn and lookups N = 2^%d; pair cost N = 2^10..2^%d; IDA "
@@ -1927,8 +1929,9 @@ static void usage(FILE *out)
 		"  --kernel SO   the Linux kernel's IDR and IDA from SO as a fifth column, and\n"
 		"                the targets against them (bench/kernel-idr.sh builds SO:\n"
 		"                make bench-kernel-idr)\n"
-		"  --cpu C       the CPU of the one-thread passes and of the readers; writers\n"
-		"                beside readers take the next one (default 0)\n"
+		"  --cpu C       the CPU of the one-thread passes, of the readers and of the\n"
+		"                first churning thread; the writer beside the readers and the\n"
+		"                second churning thread take the next one (default 0)\n"
 		"  --quiet       no progress on stderr\n",
 		MAX_REPS, BY_N_MAX_FULL, BY_N_MAX);
 }
@@ -1986,11 +1989,15 @@ static void parse(int argc, char **argv, struct config *c)
 		case 'k':
 			c->kernel = optarg;
 			break;
-		case 'C':
-			c->cpu = atoi(optarg);
-			if (c->cpu < 0 || c->cpu >= cpus_online())
+		case 'C': {
+			char *end;
+			long cpu = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || cpu < 0 || cpu >= cpus_online())
 				die("--cpu: 0..%d", cpus_online() - 1);
+			c->cpu = (int)cpu;
 			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);

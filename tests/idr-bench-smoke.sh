@@ -17,6 +17,7 @@ fail() { echo "FAIL: $*"; sed 's/^/  | /' "$out"; exit 1; }
 "$bin" --n 2 >"$out" 2>&1 && fail "--n 2 was accepted"
 "$bin" --reps 0 >"$out" 2>&1 && fail "--reps 0 was accepted"
 "$bin" --cpu -1 >"$out" 2>&1 && fail "--cpu -1 was accepted"
+"$bin" --cpu 0x >"$out" 2>&1 && fail "--cpu 0x was accepted"
 cpus=$(getconf _NPROCESSORS_ONLN)
 "$bin" --cpu "$cpus" >"$out" 2>&1 && fail "--cpu $cpus was accepted (no such CPU)"
 # On the last CPU: the passes pinned there, the writers beside readers on
@@ -26,6 +27,12 @@ cpus=$(getconf _NPROCESSORS_ONLN)
 
 grep -q "^idr-bench: rcuradix " "$out" || fail "no header"
 grep -q "^method: *1 interleaved repetitions" "$out" || fail "no method line"
+grep -q "one-thread passes on CPU $((cpus - 1)); 2 threads and lookups: CPUs $((cpus - 1)) and 0" \
+	"$out" || fail "the method line does not name --cpu's CPUs"
+# Where every online CPU is this process's to use, every pin must take.
+if [ "$(nproc)" = "$cpus" ] && grep -q "could not pin" "$out"; then
+	fail "a thread was not pinned"
+fi
 grep -q "^== idr: churn and lookups, N = 1024 ==" "$out" || fail "no churn and lookup table"
 grep -q "^== idr: remove+alloc pair by live ids (rows), N = 4096 ==" "$out" ||
 	fail "no pair-cost table"
