@@ -38,8 +38,8 @@ RCURADIX_API void ida_init(struct ida *ida)
 
 /*
  * The first clear bit of @bitmap in [@from, @to], or RT_IDA_BITS.  @open
- * is rt_ida_open_groups(@bitmap): past @from's own word, it names the word
- * to look in, without a loop over the full ones.
+ * is rt_ida_open_groups(@bitmap): past @from's own word, its first group
+ * gives the word to look in, without a loop over the full ones.
  */
 static unsigned int rt_ida_bitmap_find(const struct rt_ida_bitmap *bitmap, uint32_t open,
 				       unsigned int from, unsigned int to)

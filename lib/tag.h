@@ -39,8 +39,8 @@ static inline void rt_step_tags_store(const struct rt_path_step *step, unsigned 
 
 /*
  * The free bit of an IDR tree's slot where a writer's descent ended
- * (rt_path_slot()): the leaf bits for rt_tag_set_path() and
- * rt_tag_clear_path(), none for the root item's (a path of depth 0 moves
+ * (rt_path_slot()): the leaf bits for rt_free_set_path() and
+ * rt_free_clear_path(), none for the root item's (a path of depth 0 moves
  * the root's own bit only); and whether it is set.  Tree lock held.
  */
 static inline unsigned long rt_path_slot_bit(const struct rt_path *path)
