@@ -123,7 +123,7 @@
  *   iter.c        readers: the walk engine, iterators, gang lookups
  *   reverse.c     readers going down the keys: the predecessor and the
  *                 reverse gang lookup
- *   tag.c/.h      tag propagation, tag calls, range tagging
+ *   tag.c/.h      tag propagation, tag calls, range tagging, the free scan
  *   tree.c/.h     init, lookups, insert, delete, shrink, replace_slot,
  *                 iter_delete, destroy; the full-node insert of IDR trees
  *   idr.c         the IDR (<rcuradix/idr.h>)
@@ -657,7 +657,7 @@ _Static_assert(RT_PLAN_MAX_NODES <= RT_PLAN_ALL_NODES, "a plan has room for ever
  * root item (below) is free (0 while the tree is empty); keys beyond the
  * top node's range are always free.  The root's bit is stored after each
  * top it stands for, so only writers take it for their top's; a reader's
- * free scan reads the top's own free word (tag.c).  Readers use it in two
+ * free scan reads the top's own free word (tag.h).  Readers use it in two
  * ways only: as the root item's own bit once the item is seen still there
  * after it (tag_get(), a tagged walk), and, clear, to end a tagged walk
  * at once: whichever top it was stored for, none of its items had the
