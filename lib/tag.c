@@ -57,101 +57,67 @@ void rt_step_tags_store_slow(const struct rt_path_step *step, unsigned int tag,
 }
 
 /*
- * Set @leaf_bits in the leaf of @path for @tag, then the bit of each node
- * above it, stopping at the first ancestor whose bit was already set (the
- * invariant makes every bit above it set too), and finally the root's
- * summary bit.
- */
-void rt_tag_set_path(struct radix_tree_root *root, const struct rt_path *path,
-		     unsigned int tag, unsigned long leaf_bits)
-{
-	unsigned long bits = leaf_bits;
-	unsigned int d = path->depth;
-
-	rt_assert_locked(root);
-	while (d-- > 0) {
-		const struct rt_path_step *step = &path->step[d];
-		unsigned long old = rt_step_tags(root, step, tag);
-
-		if ((old & bits) == bits)
-			return;
-		rt_step_tags_store(step, tag, old, old | bits);
-		if (old)
-			return;  /* the node was already tagged: ancestors are */
-		bits = d ? 1UL << path->step[d - 1].pos : 0;
-	}
-	rt_bits_store(root->tags, rt_bits_locked(root, root->tags) | (1UL << tag));
-}
-
-/*
- * Clear @leaf_bits in the leaf of @path for @tag; while a node's bitmap
- * becomes empty, clear its bit in the parent, and the root's summary bit
- * when the top node's bitmap empties.
- */
-void rt_tag_clear_path(struct radix_tree_root *root, const struct rt_path *path,
-		       unsigned int tag, unsigned long leaf_bits)
-{
-	unsigned long bits = leaf_bits;
-	unsigned int d = path->depth;
-
-	rt_assert_locked(root);
-	while (d-- > 0) {
-		const struct rt_path_step *step = &path->step[d];
-		unsigned long old = rt_step_tags(root, step, tag);
-
-		if (!(old & bits))
-			return;
-		rt_step_tags_store(step, tag, old, old & ~bits);
-		if (old & ~bits)
-			return;  /* the node keeps another tagged slot */
-		bits = d ? 1UL << path->step[d - 1].pos : 0;
-	}
-	rt_bits_store(root->tags, rt_bits_locked(root, root->tags) & ~(1UL << tag));
-}
-
-/*
- * rt_tag_set_path() (@set) or rt_tag_clear_path() for the free word of an
- * IDR tree, whose nodes are all full: one word per node, no kind to tell.
- * A set stops at the first node that had a free slot already (its
- * ancestors' bits are set), a clear at the first that keeps one.
+ * Set (@set) or clear @leaf_bits in the leaf of @path for @tag, then up
+ * the path: a set goes on while a node's word was empty before it (an
+ * ancestor whose bit was set already has every bit above it set, by the
+ * invariant), a clear while a node's word becomes empty; past the top,
+ * the root's summary bit.  @full: every node of the path is full (an IDR
+ * tree's, for its free word), so each level is one word, with no node
+ * kind to tell.  The one loop of every tag change up a path.
  */
 static inline __attribute__((always_inline)) void
-rt_free_change_path(struct radix_tree_root *root, const struct rt_path *path,
-		    unsigned long leaf_bits, bool set)
+rt_tag_change_path(struct radix_tree_root *root, const struct rt_path *path, unsigned int tag,
+		   unsigned long leaf_bits, bool set, bool full)
 {
 	unsigned long bits = leaf_bits, root_bits;
 	unsigned int d = path->depth;
 
 	rt_assert_locked(root);
-	rt_assert(rt_root_idr(root));
 	while (d-- > 0) {
-		struct rt_node *node = rt_entry_node(path->step[d].entry);
-		unsigned long old = rt_bits_locked(root, node->tags[RT_IDR_FREE]);
+		const struct rt_path_step *step = &path->step[d];
+		unsigned long *word = full ? &rt_entry_node(step->entry)->tags[tag] : NULL;
+		unsigned long old = full ? rt_bits_locked(root, *word) : rt_step_tags(root, step, tag);
 		unsigned long now = set ? old | bits : old & ~bits;
 
-		rt_assert(!rt_entry_compact(path->step[d].entry));
+		rt_assert(!full || !rt_entry_compact(step->entry));
 		if (now == old)
 			return;
-		rt_bits_store(node->tags[RT_IDR_FREE], now);
+		if (full)
+			rt_bits_store(*word, now);
+		else
+			rt_step_tags_store(step, tag, old, now);
 		if (set ? old != 0 : now != 0)
-			return;
+			return;  /* the node had a tagged slot, or keeps one */
 		bits = d ? 1UL << path->step[d - 1].pos : 0;
 	}
 	root_bits = rt_bits_locked(root, root->tags);
-	rt_bits_store(root->tags, set ? root_bits | (1UL << RT_IDR_FREE)
-				      : root_bits & ~(1UL << RT_IDR_FREE));
+	rt_bits_store(root->tags, set ? root_bits | (1UL << tag) : root_bits & ~(1UL << tag));
+}
+
+void rt_tag_set_path(struct radix_tree_root *root, const struct rt_path *path,
+		     unsigned int tag, unsigned long leaf_bits)
+{
+	rt_tag_change_path(root, path, tag, leaf_bits, true, false);
+}
+
+void rt_tag_clear_path(struct radix_tree_root *root, const struct rt_path *path,
+		       unsigned int tag, unsigned long leaf_bits)
+{
+	rt_tag_change_path(root, path, tag, leaf_bits, false, false);
 }
 
 void rt_free_set_path(struct radix_tree_root *root, const struct rt_path *path,
 		      unsigned long leaf_bits)
 {
-	rt_free_change_path(root, path, leaf_bits, true);
+	rt_assert(rt_root_idr(root));
+	rt_tag_change_path(root, path, RT_IDR_FREE, leaf_bits, true, true);
 }
 
 void rt_free_clear_path(struct radix_tree_root *root, const struct rt_path *path,
 			unsigned long leaf_bits)
 {
-	rt_free_change_path(root, path, leaf_bits, false);
+	rt_assert(rt_root_idr(root));
+	rt_tag_change_path(root, path, RT_IDR_FREE, leaf_bits, false, true);
 }
 
 /* Clear every tag of the item in @path's leaf slot (delete). */
