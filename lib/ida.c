@@ -93,8 +93,7 @@ static int rt_ida_bitmap_insert(struct radix_tree_root *root, unsigned long key,
  * their clear bits all outside it: then the search goes on after them.
  */
 static inline __attribute__((always_inline)) int
-rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, unsigned long max,
-			       gfp_t gfp)
+rt_ida_alloc_locked(struct radix_tree_root *root, unsigned long min, unsigned long max, gfp_t gfp)
 {
 	unsigned long key = min / RT_IDA_BITS, last = max / RT_IDA_BITS;
 
